@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reference Reshape: the bytes are unchanged; only the shape differs.
+#pragma once
+
+#include "kiln/backends/ref/ref_kernel.hpp"
+
+namespace kiln {
+
+template <>
+struct Workload<ops::Reshape, RefBackend> : ref::DataMovementKernel<ops::Reshape> {
+  using DataMovementKernel::DataMovementKernel;
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    if (in[0].data != out[0].data && in[0].info.num_bytes() != 0)
+      std::memmove(out[0].data, in[0].data, in[0].info.num_bytes());
+  }
+};
+
+}  // namespace kiln

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every reference workload shares: the backend tag, its context, and index arithmetic.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+
+#include "kiln/backends/backend.hpp"
+#include "kiln/backends/workload.hpp"
+
+namespace kiln {
+
+namespace ref {
+/// RefBackend keeps no per-runtime state.
+struct Context {};
+}  // namespace ref
+
+/// The reference backend: plain loops, every op; the oracle other backends are tested against.
+struct RefBackend {
+  using fallback = void;
+  static constexpr std::string_view id = "CpuRef";
+  static constexpr std::size_t alignment = 64;
+  using memory = HostMemory;
+  using context = ref::Context;
+  static bool available() noexcept { return true; }
+};
+
+namespace ref {
+
+using Strides = std::array<std::uint64_t, TensorShape::max_rank>;
+
+/// Row-major element strides of a shape.
+inline Strides strides_of(const TensorShape& shape) {
+  Strides strides{};
+  std::uint64_t stride = 1;
+  for (std::size_t d = shape.rank(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return strides;
+}
+
+/// Strides of `shape` seen through numpy broadcasting to a shape of rank `rank`: 0 where the
+/// dimension is broadcast (size 1 or missing).
+inline Strides broadcast_strides_of(const TensorShape& shape, std::size_t rank) {
+  const Strides own = strides_of(shape);
+  Strides strides{};
+  for (std::size_t i = 0; i < shape.rank(); ++i) {
+    const std::size_t d = rank - shape.rank() + i;
+    strides[d] = shape[i] == 1 ? 0 : own[i];
+  }
+  return strides;
+}
+
+/// Coordinates of element `index` of a row-major tensor of `shape`.
+inline std::array<std::uint32_t, TensorShape::max_rank> unravel(std::uint64_t index, const TensorShape& shape) {
+  std::array<std::uint32_t, TensorShape::max_rank> coords{};
+  for (std::size_t d = shape.rank(); d-- > 0;) {
+    coords[d] = static_cast<std::uint32_t>(index % shape[d]);
+    index /= shape[d];
+  }
+  return coords;
+}
+
+/// Fails unless every tensor of the layer is Float32, naming the first that is not.
+template <class Op>
+Status require_float32(const WorkloadInfo<Op>& info) {
+  for (std::size_t i = 0; i < info.inputs.size(); ++i)
+    if (info.inputs[i].type != DataType::Float32)
+      return Status::error(ErrorCode::Unsupported, RefBackend::id, " runs ", Op::name, " in Float32 only; input ", i,
+                           " is ", to_string(info.inputs[i].type));
+  for (std::size_t i = 0; i < info.outputs.size(); ++i)
+    if (info.outputs[i].type != DataType::Float32)
+      return Status::error(ErrorCode::Unsupported, RefBackend::id, " runs ", Op::name, " in Float32 only; output ", i,
+                           " is ", to_string(info.outputs[i].type));
+  return Status::ok();
+}
+
+/// Base of the reference workloads: keeps the parameters; Float32 only unless a workload says otherwise.
+template <class Op>
+class Float32Kernel {
+ public:
+  explicit Float32Kernel(const WorkloadInfo<Op>& info) : params_(info.params) {}
+  static Status is_supported(const WorkloadInfo<Op>& info) { return require_float32(info); }
+
+ protected:
+  typename Op::Params params_;
+};
+
+/// Base of the reference workloads that only move elements: every data type, copied as bytes.
+template <class Op>
+class DataMovementKernel {
+ public:
+  explicit DataMovementKernel(const WorkloadInfo<Op>& info) : params_(info.params) {}
+
+ protected:
+  typename Op::Params params_;
+};
+
+inline const std::byte* bytes(const ConstTensor& t) { return static_cast<const std::byte*>(t.data); }
+inline std::byte* bytes(const Tensor& t) { return static_cast<std::byte*>(t.data); }
+inline const float* floats(const ConstTensor& t) { return static_cast<const float*>(t.data); }
+inline float* floats(const Tensor& t) { return static_cast<float*>(t.data); }
+
+}  // namespace ref
+}  // namespace kiln

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0
+// Network: the builder API — layers, their connections, input/output bindings and shape inference.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/graph/layer.hpp"
+
+namespace kiln {
+
+/// A graph of layers under construction (Arm NN INetwork).
+///
+/// Build it with add<Op>() (which connects the inputs it is given) or with add_layer<Op>() and
+/// connect() (to wire slots by hand). Building never fails on the spot: a bad id is remembered and
+/// reported by infer_shapes(), which validates the whole graph and infers every tensor's info.
+///
+/// \code
+/// kiln::Network net;
+/// auto x = net.add_input(0, {{1, 28, 28, 1}}, "image");
+/// auto w = net.add_constant<float>({{8, 3, 3, 1}}, weights, "w");
+/// auto y = net.add<kiln::ops::Convolution2d>({.padding = {1, 1, 1, 1}}, {x, w}, "conv");
+/// net.add_output(0, y, "features");
+/// if (auto status = net.infer_shapes(); !status) std::puts(status.message().c_str());
+/// \endcode
+class Network {
+ public:
+  /// Adds a layer with `num_inputs` unconnected input slots; connect them with connect().
+  template <OpDescriptor Op>
+  constexpr LayerId add_layer(typename Op::Params params, std::size_t num_inputs, std::string name = {}) {
+    const auto id = static_cast<LayerId>(layers_.size());
+    if (name.empty()) name = detail::str_cat(Op::name, '_', id);
+    const std::size_t outputs = ops::num_outputs<Op>(params);
+    layers_.push_back(Layer{std::move(name), OpParams<Op>{std::move(params)},
+                            std::vector<std::optional<OutputSlot>>(num_inputs), std::vector<TensorInfo>(outputs)});
+    shapes_inferred_ = false;
+    return id;
+  }
+
+  /// Connects output `from` to input slot `input_index` of layer `to`.
+  constexpr Status connect(OutputSlot from, LayerId to, std::size_t input_index) {
+    shapes_inferred_ = false;
+    if (from.layer >= layers_.size())
+      return remember(Status::error(ErrorCode::InvalidArgument, "cannot connect from layer id ", from.layer,
+                                    ": the network has ", layers_.size(), " layers"));
+    if (from.index >= layers_[from.layer].outputs.size())
+      return remember(Status::error(ErrorCode::InvalidArgument, layers_[from.layer].describe(), " has ",
+                                    layers_[from.layer].outputs.size(), " outputs; there is no output ", from.index));
+    if (to >= layers_.size())
+      return remember(Status::error(ErrorCode::InvalidArgument, "cannot connect to layer id ", to, ": the network has ",
+                                    layers_.size(), " layers"));
+    Layer& target = layers_[to];
+    if (input_index >= target.inputs.size())
+      return remember(Status::error(ErrorCode::InvalidArgument, target.describe(), " has ", target.inputs.size(),
+                                    " input slots; there is no input ", input_index));
+    target.inputs[input_index] = from;
+    return Status::ok();
+  }
+
+  /// Adds a layer and connects `inputs` to its input slots in order; returns its first output.
+  template <OpDescriptor Op>
+  constexpr OutputSlot add(typename Op::Params params, std::initializer_list<OutputSlot> inputs, std::string name = {}) {
+    const LayerId id = add_layer<Op>(std::move(params), inputs.size(), std::move(name));
+    std::size_t slot = 0;
+    for (const OutputSlot& input : inputs) (void)connect(input, id, slot++);
+    return {id, 0};
+  }
+
+  /// Output `index` of a layer with several outputs (Split).
+  constexpr OutputSlot output(LayerId layer, std::uint32_t index) const { return {layer, index}; }
+
+  constexpr OutputSlot add_input(BindingId binding, TensorInfo info, std::string name = {}) {
+    return {add_layer<ops::Input>({binding, std::move(info)}, 0, std::move(name)), 0};
+  }
+  constexpr LayerId add_output(BindingId binding, OutputSlot from, std::string name = {}) {
+    const LayerId id = add_layer<ops::Output>({binding}, 1, std::move(name));
+    (void)connect(from, id, 0);
+    return id;
+  }
+  /// Adds a constant; its data is copied into the network.
+  template <class T>
+  OutputSlot add_constant(TensorInfo info, std::span<const T> data, std::string name = {}) {
+    std::vector<std::byte> bytes(data.size_bytes());
+    if (!bytes.empty()) std::memcpy(bytes.data(), data.data(), bytes.size());
+    return {add_layer<ops::Constant>({std::move(info), std::move(bytes)}, 0, std::move(name)), 0};
+  }
+  template <class T>
+  OutputSlot add_constant(TensorInfo info, const std::vector<T>& data, std::string name = {}) {
+    return add_constant(std::move(info), std::span<const T>(data), std::move(name));
+  }
+
+  constexpr std::size_t num_layers() const noexcept { return layers_.size(); }
+  constexpr const Layer& layer(LayerId id) const { return layers_[id]; }
+  constexpr std::span<const Layer> layers() const noexcept { return layers_; }
+
+  /// Validates the graph and infers the info of every tensor. Reports, naming the layer: building
+  /// errors, wrong input counts, unconnected inputs, cycles, duplicate bindings, shape and type
+  /// mismatches and bad descriptor values.
+  constexpr Status infer_shapes();
+
+  /// True once infer_shapes() succeeded and nothing changed since.
+  constexpr bool shapes_inferred() const noexcept { return shapes_inferred_; }
+  /// The inferred info of a tensor (valid after infer_shapes()).
+  constexpr const TensorInfo& tensor_info(OutputSlot slot) const { return layers_[slot.layer].outputs[slot.index]; }
+  /// Layers in an order where every layer follows its inputs; only layers that reach an output.
+  constexpr std::span<const LayerId> execution_order() const noexcept { return order_; }
+
+ private:
+  constexpr Status remember(Status status) {
+    if (!status && build_error_.is_ok()) build_error_ = status;
+    return status;
+  }
+  constexpr Status check_connections() const;
+  constexpr Status check_bindings() const;
+  constexpr Status sort_topologically();
+  constexpr Status infer_layer(Layer& layer);
+
+  std::vector<Layer> layers_;
+  std::vector<LayerId> order_;
+  Status build_error_;
+  bool shapes_inferred_ = false;
+};
+
+constexpr Status Network::check_connections() const {
+  for (const Layer& layer : layers_) {
+    const ops::Arity arity = std::visit([](const auto& d) { return std::decay_t<decltype(d)>::op::arity; },
+                                        layer.descriptor);
+    if (layer.inputs.size() < arity.min_inputs || layer.inputs.size() > arity.max_inputs)
+      return Status::error(ErrorCode::InvalidNetwork, layer.describe(), " has ", layer.inputs.size(),
+                           " inputs; it takes ", arity.min_inputs,
+                           arity.min_inputs == arity.max_inputs ? std::string{} : detail::str_cat(" to ", arity.max_inputs));
+    for (std::size_t i = 0; i < layer.inputs.size(); ++i)
+      if (!layer.inputs[i])
+        return Status::error(ErrorCode::InvalidNetwork, "input ", i, " of ", layer.describe(), " is not connected");
+  }
+  return Status::ok();
+}
+
+constexpr Status Network::check_bindings() const {
+  std::vector<std::pair<BindingId, LayerId>> inputs, outputs;
+  for (LayerId id = 0; id < layers_.size(); ++id) {
+    if (auto* p = layers_[id].params_if<ops::Input>()) inputs.emplace_back(p->binding, id);
+    if (auto* p = layers_[id].params_if<ops::Output>()) outputs.emplace_back(p->binding, id);
+  }
+  if (outputs.empty()) return Status::error(ErrorCode::InvalidNetwork, "the network has no Output layer");
+  for (auto* list : {&inputs, &outputs}) {
+    std::ranges::sort(*list);
+    for (std::size_t i = 1; i < list->size(); ++i)
+      if ((*list)[i].first == (*list)[i - 1].first)
+        return Status::error(ErrorCode::InvalidNetwork, list == &inputs ? "input" : "output", " binding id ",
+                             (*list)[i].first, " is used by both ", layers_[(*list)[i - 1].second].describe(),
+                             " and ", layers_[(*list)[i].second].describe());
+  }
+  return Status::ok();
+}
+
+constexpr Status Network::sort_topologically() {
+  // Keep only layers an Output depends on, then order them with Kahn's algorithm.
+  std::vector<bool> needed(layers_.size(), false);
+  std::vector<LayerId> stack;
+  for (LayerId id = 0; id < layers_.size(); ++id)
+    if (layers_[id].is<ops::Output>()) stack.push_back(id);
+  while (!stack.empty()) {
+    const LayerId id = stack.back();
+    stack.pop_back();
+    if (needed[id]) continue;
+    needed[id] = true;
+    for (const auto& input : layers_[id].inputs) stack.push_back(input->layer);
+  }
+  std::vector<std::uint32_t> pending(layers_.size(), 0);
+  std::vector<std::vector<LayerId>> consumers(layers_.size());
+  for (LayerId id = 0; id < layers_.size(); ++id) {
+    if (!needed[id]) continue;
+    for (const auto& input : layers_[id].inputs) {
+      ++pending[id];
+      consumers[input->layer].push_back(id);
+    }
+  }
+  order_.clear();
+  for (LayerId id = 0; id < layers_.size(); ++id)
+    if (needed[id] && pending[id] == 0) order_.push_back(id);
+  for (std::size_t next = 0; next < order_.size(); ++next)
+    for (LayerId consumer : consumers[order_[next]])
+      if (--pending[consumer] == 0) order_.push_back(consumer);
+  const auto needed_count = static_cast<std::size_t>(std::ranges::count(needed, true));
+  if (order_.size() != needed_count) {
+    std::string names;
+    for (LayerId id = 0; id < layers_.size(); ++id)
+      if (needed[id] && pending[id] != 0) names += detail::str_cat(names.empty() ? "" : ", ", "'", layers_[id].name, "'");
+    return Status::error(ErrorCode::InvalidNetwork, "the network has a cycle through layers ", names);
+  }
+  return Status::ok();
+}
+
+constexpr Status Network::infer_layer(Layer& layer) {
+  std::vector<TensorInfo> inputs;
+  inputs.reserve(layer.inputs.size());
+  for (const auto& input : layer.inputs) inputs.push_back(tensor_info(*input));
+  const Status status = std::visit(
+      [&](const auto& d) { return std::decay_t<decltype(d)>::op::infer(d.value, inputs, layer.outputs); },
+      layer.descriptor);
+  if (!status) return status.with_context(layer.describe());
+  for (std::size_t i = 0; i < layer.outputs.size(); ++i)
+    if (auto valid = validate(layer.outputs[i]); !valid) return valid.with_context(detail::str_cat(layer.describe(), " output ", i));
+  return Status::ok();
+}
+
+constexpr Status Network::infer_shapes() {
+  shapes_inferred_ = false;
+  if (!build_error_) return build_error_;
+  if (auto s = check_connections(); !s) return s;
+  if (auto s = check_bindings(); !s) return s;
+  if (auto s = sort_topologically(); !s) return s;
+  for (LayerId id : order_)
+    if (auto s = infer_layer(layers_[id]); !s) return s;
+  shapes_inferred_ = true;
+  return Status::ok();
+}
+
+}  // namespace kiln

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+// The umbrella header: the whole public API and every backend this build was configured with.
+#pragma once
+
+#include "kiln/config.hpp"
+#include "kiln/core/status.hpp"
+#include "kiln/core/tensor.hpp"
+#include "kiln/graph/network.hpp"
+#include "kiln/memory/planners.hpp"
+#include "kiln/optimizer/optimizer.hpp"
+#include "kiln/runtime/runtime.hpp"
+#include "kiln/backends/ref/ref_backend.hpp"

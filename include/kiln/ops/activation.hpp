@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Activation: the elementwise non-linearities that follow convolutions and dense layers.
+#pragma once
+
+#include <string_view>
+
+#include "kiln/ops/op_common.hpp"
+
+namespace kiln::ops {
+
+/// The function an Activation layer applies, with the meaning of its `a` and `b` parameters.
+enum class ActivationFunction : std::uint8_t {
+  ReLU,         ///< max(0, x)
+  BoundedReLU,  ///< min(a, max(b, x)); ReLU6 is a = 6, b = 0
+  LeakyReLU,    ///< x if x >= 0 else a * x
+  ELU,          ///< x if x >= 0 else a * (exp(x) - 1)
+  Sigmoid,      ///< 1 / (1 + exp(-x))
+  Tanh,         ///< tanh(x)
+  HardSigmoid,  ///< max(0, min(1, a * x + b)) (ONNX HardSigmoid; PyTorch's is a = 1/6, b = 0.5)
+  HardSwish,    ///< x * max(0, min(6, x + 3)) / 6
+  GELU,         ///< x * Phi(x) with the exact erf; the tanh approximation when a != 0
+};
+
+/// Elementwise activation (Arm NN ActivationLayer, TFLite RELU/RELU6/LOGISTIC/TANH/HARD_SWISH/GELU...).
+struct Activation {
+  static constexpr std::string_view name = "Activation";
+  static constexpr Arity arity{1, 1};
+  struct Params {
+    ActivationFunction function = ActivationFunction::ReLU;
+    float a = 0.0f;
+    float b = 0.0f;
+    friend constexpr bool operator==(const Params&, const Params&) = default;
+  };
+
+  static constexpr Params relu6() { return {ActivationFunction::BoundedReLU, 6.0f, 0.0f}; }
+
+  static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    if (p.function == ActivationFunction::BoundedReLU && !(p.b <= p.a))
+      return detail::invalid("BoundedReLU needs lower bound b <= upper bound a, got a = ", p.a, ", b = ", p.b);
+    out[0] = TensorInfo{in[0].shape, in[0].type, {}};
+    return Status::ok();
+  }
+};
+
+}  // namespace kiln::ops

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// ElementwiseUnary: one-argument math functions applied to every element.
+#pragma once
+
+#include <string_view>
+
+#include "kiln/ops/op_common.hpp"
+
+namespace kiln::ops {
+
+enum class UnaryOperation : std::uint8_t { Abs, Neg, Exp, Log, Sqrt, Rsqrt, Reciprocal };
+
+/// Elementwise unary operation (Arm NN ElementwiseUnaryLayer, ONNX Abs/Neg/Exp/Log/Sqrt/Reciprocal).
+/// Values outside a function's domain follow IEEE 754 (log(-1) is NaN, 1/0 is inf), as in numpy.
+struct ElementwiseUnary {
+  static constexpr std::string_view name = "ElementwiseUnary";
+  static constexpr Arity arity{1, 1};
+  struct Params {
+    UnaryOperation operation = UnaryOperation::Abs;
+    friend constexpr bool operator==(const Params&, const Params&) = default;
+  };
+
+  static constexpr Status infer(const Params&, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    out[0] = TensorInfo{in[0].shape, in[0].type, {}};
+    return Status::ok();
+  }
+};
+
+}  // namespace kiln::ops

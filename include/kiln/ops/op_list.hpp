@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// The op registry: every layer type kiln knows, and the concept an op descriptor satisfies.
+#pragma once
+
+#include <concepts>
+#include <span>
+#include <string_view>
+
+#include "kiln/core/type_list.hpp"
+#include "kiln/ops/activation.hpp"
+#include "kiln/ops/batch_mat_mul.hpp"
+#include "kiln/ops/batch_normalization.hpp"
+#include "kiln/ops/concat.hpp"
+#include "kiln/ops/constant.hpp"
+#include "kiln/ops/convolution2d.hpp"
+#include "kiln/ops/depthwise_convolution2d.hpp"
+#include "kiln/ops/elementwise_binary.hpp"
+#include "kiln/ops/elementwise_unary.hpp"
+#include "kiln/ops/fully_connected.hpp"
+#include "kiln/ops/gather.hpp"
+#include "kiln/ops/input.hpp"
+#include "kiln/ops/output.hpp"
+#include "kiln/ops/pad.hpp"
+#include "kiln/ops/pooling2d.hpp"
+#include "kiln/ops/reduce.hpp"
+#include "kiln/ops/reshape.hpp"
+#include "kiln/ops/resize.hpp"
+#include "kiln/ops/softmax.hpp"
+#include "kiln/ops/split.hpp"
+#include "kiln/ops/strided_slice.hpp"
+#include "kiln/ops/transpose.hpp"
+#include "kiln/ops/transpose_convolution2d.hpp"
+
+namespace kiln {
+
+/// What an op descriptor provides: a name, an arity, a Params struct and shape inference.
+template <class Op>
+concept OpDescriptor = requires(const typename Op::Params& params, std::span<const TensorInfo> inputs,
+                                std::span<TensorInfo> outputs) {
+  { Op::name } -> std::convertible_to<std::string_view>;
+  { Op::arity } -> std::convertible_to<ops::Arity>;
+  { Op::infer(params, inputs, outputs) } -> std::same_as<Status>;
+};
+
+namespace ops {
+
+/// Every op, alphabetical. Adding an op adds one line here.
+using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Concat, Constant, Convolution2d,
+                         DepthwiseConvolution2d, ElementwiseBinary, ElementwiseUnary, FullyConnected, Gather, Input,
+                         Output, Pad, Pooling2d, Reduce, Reshape, Resize, Softmax, Split, StridedSlice, Transpose,
+                         TransposeConvolution2d>;
+
+/// Ops that describe the graph's boundary and data rather than computation: no backend runs them.
+template <class Op>
+inline constexpr bool is_structural_v = std::same_as<Op, Input> || std::same_as<Op, Output> || std::same_as<Op, Constant>;
+
+/// How many outputs a layer of `Op` with `params` has (1 unless the op says otherwise).
+template <OpDescriptor Op>
+constexpr std::size_t num_outputs(const typename Op::Params& params) {
+  if constexpr (requires { Op::num_outputs(params); }) return Op::num_outputs(params);
+  else return 1;
+}
+
+}  // namespace ops
+}  // namespace kiln

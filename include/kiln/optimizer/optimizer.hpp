@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// optimize<Backends...>: validates a Network and gives every layer to the first backend that can run it.
+#pragma once
+
+#include <array>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "kiln/backends/backend_pack.hpp"
+#include "kiln/graph/network.hpp"
+
+namespace kiln {
+
+/// How optimize() chooses backends.
+struct OptimizerOptions {
+  /// Backend ids in order of preference; empty means the order of the Runtime's backend pack.
+  /// Every id must name a backend of the pack; backends not listed are not used.
+  std::vector<std::string_view> backend_preferences;
+};
+
+/// The inputs of a layer as a workload sees them at load time: their infos, and the data of those
+/// that come from Constant layers.
+struct LayerInputs {
+  std::vector<TensorInfo> infos;
+  std::vector<const void*> constants;
+
+  LayerInputs(const Network& network, const Layer& layer) {
+    for (const auto& input : layer.inputs) {
+      infos.push_back(network.tensor_info(*input));
+      const auto* constant = network.layer(input->layer).params_if<ops::Constant>();
+      constants.push_back(constant ? static_cast<const void*>(constant->data.data()) : nullptr);
+    }
+  }
+  template <class Op>
+  WorkloadInfo<Op> info_for(const Layer& layer, const typename Op::Params& params) const {
+    return {params, infos, layer.outputs, constants};
+  }
+};
+
+/// A validated network whose every compute layer has been given one backend of the pack.
+template <Backend... Bs>
+class OptimizedNetwork {
+ public:
+  static constexpr std::size_t no_backend = std::numeric_limits<std::size_t>::max();
+
+  const Network& network() const noexcept { return network_; }
+  std::span<const LayerId> execution_order() const noexcept { return network_.execution_order(); }
+  /// Index into Bs... of the backend that runs `layer`; no_backend for Input, Output and Constant.
+  std::size_t backend_index(LayerId layer) const { return backend_of_[layer]; }
+  /// BackendId of the backend that runs `layer`, or "" for Input, Output and Constant.
+  std::string_view backend_id(LayerId layer) const {
+    return backend_of_[layer] == no_backend ? std::string_view{} : detail::backend_ids<Bs...>[backend_of_[layer]];
+  }
+
+  /// One line per executed layer: "conv1 (Convolution2d) Float32 [1, 112, 112, 32] -> CpuRef".
+  std::string to_string() const {
+    std::string text;
+    for (LayerId id : execution_order()) {
+      const Layer& layer = network_.layer(id);
+      text += detail::str_cat(layer.name, " (", layer.op_name(), ")");
+      for (const TensorInfo& info : layer.outputs) text += detail::str_cat(' ', info.to_string());
+      if (backend_of_[id] != no_backend) text += detail::str_cat(" -> ", backend_id(id));
+      text += '\n';
+    }
+    return text;
+  }
+
+ private:
+  template <Backend... Cs>
+  friend Expected<OptimizedNetwork<Cs...>> optimize(Network network, const OptimizerOptions& options);
+
+  Network network_;
+  std::vector<std::size_t> backend_of_;
+};
+
+namespace detail {
+
+/// Why backend B cannot run `layer`, or ok when it can.
+template <Backend B, class Op>
+Status backend_can_run(const Network& network, const Layer& layer, const typename Op::Params& params) {
+  if constexpr (!supports_v<Op, B>) {
+    return Status::error(ErrorCode::Unsupported, B::id, " does not implement ", Op::name);
+  } else {
+    if (!B::available()) return Status::error(ErrorCode::Unsupported, B::id, " is not available on this machine");
+    const LayerInputs inputs(network, layer);
+    return workload_supports<Op, workload_t<Op, B>>(inputs.info_for<Op>(layer, params));
+  }
+}
+
+template <Backend... Bs>
+Expected<std::vector<std::size_t>> preference_order(const OptimizerOptions& options) {
+  std::vector<std::size_t> order;
+  if (options.backend_preferences.empty()) {
+    for (std::size_t i = 0; i < sizeof...(Bs); ++i) order.push_back(i);
+    return order;
+  }
+  for (std::string_view id : options.backend_preferences) {
+    std::size_t found = sizeof...(Bs);
+    for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+      if (backend_ids<Bs...>[i] == id) found = i;
+    if (found == sizeof...(Bs)) {
+      std::string known;
+      for (std::string_view b : backend_ids<Bs...>) known += detail::str_cat(known.empty() ? "" : ", ", b);
+      return Status::error(ErrorCode::NotFound, "backend '", id, "' is not compiled into this runtime; it has ", known);
+    }
+    order.push_back(found);
+  }
+  return order;
+}
+
+}  // namespace detail
+
+/// Validates `network` (see Network::infer_shapes) and assigns each compute layer to the first
+/// backend, in preference order, that implements its op, is available, and accepts its tensor
+/// infos. Fails naming the layer, with every backend's reason, when none can run it.
+/// \tparam Bs the Runtime's backends, most preferred first.
+template <Backend... Bs>
+Expected<OptimizedNetwork<Bs...>> optimize(Network network, const OptimizerOptions& options = {}) {
+  static_assert(detail::check_backend_pack<Bs...>());
+  if (!network.shapes_inferred())
+    if (auto status = network.infer_shapes(); !status) return status;
+  auto preferences = detail::preference_order<Bs...>(options);
+  if (!preferences) return preferences.status();
+
+  OptimizedNetwork<Bs...> result;
+  result.backend_of_.assign(network.num_layers(), OptimizedNetwork<Bs...>::no_backend);
+  for (LayerId id : network.execution_order()) {
+    const Layer& layer = network.layer(id);
+    Status failure = std::visit(
+        [&]<class P>(const P& descriptor) -> Status {
+          using Op = typename P::op;
+          if constexpr (ops::is_structural_v<Op>) {
+            return Status::ok();
+          } else {
+            std::string reasons;
+            for (std::size_t index : *preferences) {
+              Status status;
+              detail::visit_backend<Bs...>(index, [&]<class B>(std::type_identity<B>) {
+                status = detail::backend_can_run<B, Op>(network, layer, descriptor.value);
+              });
+              if (status) {
+                result.backend_of_[id] = index;
+                return Status::ok();
+              }
+              reasons += detail::str_cat(reasons.empty() ? "" : "; ", status.message());
+            }
+            return Status::error(ErrorCode::Unsupported, layer.describe(), " cannot run on any backend: ", reasons);
+          }
+        },
+        layer.descriptor);
+    if (!failure) return failure;
+  }
+  result.network_ = std::move(network);
+  return result;
+}
+
+}  // namespace kiln
