@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// Activation: hand-computed values of every function and PyTorch fixtures.
+#include "support/fixtures.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+TEST_CASE("Activation: hand-computed values", "[ops][activation]") {
+  using F = ops::ActivationFunction;
+  auto x = TestTensor::f32({1, 5}, {-4, -1, 0, 2, 8});
+  check_op<ops::Activation>({F::ReLU}, {x}, {TestTensor::f32({1, 5}, {0, 0, 0, 2, 8})});
+  check_op<ops::Activation>(ops::Activation::relu6(), {x}, {TestTensor::f32({1, 5}, {0, 0, 0, 2, 6})});
+  check_op<ops::Activation>({F::BoundedReLU, 1, -1}, {x}, {TestTensor::f32({1, 5}, {-1, -1, 0, 1, 1})});
+  check_op<ops::Activation>({F::LeakyReLU, 0.5f}, {x}, {TestTensor::f32({1, 5}, {-2, -0.5f, 0, 2, 8})});
+  check_op<ops::Activation>({F::HardSigmoid, 0.2f, 0.5f}, {x}, {TestTensor::f32({1, 5}, {0, 0.3f, 0.5f, 0.9f, 1})});
+  // hardswish(-1) = -1 * 2 / 6; hardswish(2) = 2 * 5 / 6.
+  check_op<ops::Activation>({F::HardSwish}, {x}, {TestTensor::f32({1, 5}, {0, -1.0f / 3, 0, 5.0f / 3, 8})});
+  check_op<ops::Activation>({F::Sigmoid}, {TestTensor::f32({1}, {0})}, {TestTensor::f32({1}, {0.5f})});
+}
+
+TEMPLATE_LIST_TEST_CASE("Activation matches PyTorch", "[ops][activation]", tested_backends) {
+  for (const auto& c : load_fixtures("activation")) {
+    SECTION(c.name) {
+      ops::Activation::Params p{static_cast<ops::ActivationFunction>(c.u32("function")), c.f32("a"), c.f32("b")};
+      check_op<ops::Activation, TestType>(p, {c.tensor("input")}, {c.tensor("output")}, 2e-6, 1e-6);
+    }
+  }
+}
+
+TEST_CASE("Activation rejects a bounded ReLU whose lower bound exceeds its upper bound", "[ops][activation][errors]") {
+  auto r = run_op<ops::Activation>({ops::ActivationFunction::BoundedReLU, 0, 1}, {TestTensor::f32({1}, {0})});
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.status().message(), Catch::Contains("lower bound b <= upper bound a"));
+}

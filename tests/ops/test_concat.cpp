@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Concat: a hand-computed case, numpy fixtures, errors.
+#include "support/fixtures.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+TEST_CASE("Concat: hand-computed along the last axis", "[ops][concat]") {
+  check_op<ops::Concat>({.axis = 1}, {TestTensor::f32({2, 1}, {1, 2}), TestTensor::f32({2, 2}, {3, 4, 5, 6})},
+                        {TestTensor::f32({2, 3}, {1, 3, 4, 2, 5, 6})}, 0, 0);
+}
+
+TEMPLATE_LIST_TEST_CASE("Concat matches numpy.concatenate", "[ops][concat]", tested_backends) {
+  for (const auto& c : load_fixtures("concat")) {
+    SECTION(c.name) {
+      std::vector<TestTensor> inputs;
+      for (int i = 0; c.has("input" + std::to_string(i)); ++i) inputs.push_back(c.tensor("input" + std::to_string(i)));
+      check_op<ops::Concat, TestType>({c.i64("axis")}, inputs, {c.tensor("output")}, 0, 0);
+    }
+  }
+}
+
+TEST_CASE("Concat accepts a constant input", "[ops][concat]") {
+  check_op<ops::Concat>({.axis = 0}, {TestTensor::f32({1}, {1}), TestTensor::f32({2}, {2, 3}).as_constant()},
+                        {TestTensor::f32({3}, {1, 2, 3})}, 0, 0);
+}
+
+TEST_CASE("Concat rejects inputs that differ outside the axis", "[ops][concat][errors]") {
+  auto r = run_op<ops::Concat>({.axis = 0}, {TestTensor::f32({1, 2}, {1, 2}), TestTensor::f32({1, 3}, {1, 2, 3})});
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.status().message(), Catch::Contains("differs from input 0 [1, 2] in dimension 1"));
+}

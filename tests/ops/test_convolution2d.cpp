@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Convolution2d: hand-computed cases, PyTorch fixtures (stride, dilation, padding, groups), errors.
+#include "support/fixtures.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+TEST_CASE("Convolution2d: hand-computed 3x3 input, 2x2 kernel, bias", "[ops][convolution2d]") {
+  // input (1 channel):  1 2 3 / 4 5 6 / 7 8 9; kernel 1 0 / 0 -1; bias 10.
+  // out[y][x] = in[y][x] - in[y+1][x+1] + 10 = -4 + 10 everywhere.
+  auto x = TestTensor::f32({1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto w = TestTensor::f32({1, 2, 2, 1}, {1, 0, 0, -1}).as_constant();
+  auto b = TestTensor::f32({1}, {10}).as_constant();
+  check_op<ops::Convolution2d>({}, {x, w, b}, {TestTensor::f32({1, 2, 2, 1}, {6, 6, 6, 6})});
+}
+
+TEST_CASE("Convolution2d: hand-computed padding and stride 2", "[ops][convolution2d]") {
+  // 1x1 kernel of weight 2 on a zero-padded 2x2 input with stride 2 picks padded positions (0,0), (0,2), (2,0), (2,2).
+  auto x = TestTensor::f32({1, 2, 2, 1}, {1, 2, 3, 4});
+  auto w = TestTensor::f32({1, 1, 1, 1}, {2});
+  check_op<ops::Convolution2d>({.padding = {1, 1, 1, 1}, .stride = {2, 2}}, {x, w},
+                               {TestTensor::f32({1, 2, 2, 1}, {0, 0, 0, 8})});
+}
+
+TEMPLATE_LIST_TEST_CASE("Convolution2d matches PyTorch conv2d", "[ops][convolution2d]", tested_backends) {
+  for (const auto& c : load_fixtures("convolution2d")) {
+    SECTION(c.name) {
+      ops::Convolution2d::Params p;
+      p.stride = {c.u32("stride", 0), c.u32("stride", 1)};
+      p.dilation = {c.u32("dilation", 0), c.u32("dilation", 1)};
+      p.padding = {c.u32("padding", 0), c.u32("padding", 1), c.u32("padding", 2), c.u32("padding", 3)};
+      p.groups = c.u32("groups");
+      std::vector<TestTensor> inputs = {c.tensor("input"), c.tensor("weights").as_constant()};
+      if (c.has("bias")) inputs.push_back(c.tensor("bias").as_constant());
+      check_op<ops::Convolution2d, TestType>(p, inputs, {c.tensor("output")}, 1e-5, 1e-5);
+    }
+  }
+}
+
+TEST_CASE("Convolution2d weights may be a network input, not only a constant", "[ops][convolution2d]") {
+  const auto c = load_fixtures("convolution2d").front();
+  ops::Convolution2d::Params p;
+  p.padding = {1, 1, 1, 1};
+  check_op<ops::Convolution2d>(p, {c.tensor("input"), c.tensor("weights"), c.tensor("bias")}, {c.tensor("output")}, 1e-5, 1e-5);
+}
+
+TEST_CASE("Convolution2d rejects bad descriptors and shapes with a clear message", "[ops][convolution2d][errors]") {
+  auto x = TestTensor::f32({1, 4, 4, 4}, std::vector<float>(64, 1.0f));
+  auto w = TestTensor::f32({2, 3, 3, 4}, std::vector<float>(72, 1.0f)).as_constant();
+  auto message = [&](ops::Convolution2d::Params p, std::vector<TestTensor> inputs) {
+    auto result = run_op<ops::Convolution2d>(p, inputs);
+    REQUIRE_FALSE(result);
+    return result.status().message();
+  };
+  CHECK_THAT(message({.stride = {0, 1}}, {x, w}), Catch::Contains("stride height is zero") && Catch::Contains("'op'"));
+  CHECK_THAT(message({.dilation = {3, 3}}, {x, w}), Catch::Contains("larger than the padded input"));
+  CHECK_THAT(message({.groups = 3}, {x, w}), Catch::Contains("groups 3 must divide"));
+  CHECK_THAT(message({.groups = 2}, {x, w}), Catch::Contains("expect 8 input channels"));
+  auto bad_bias = TestTensor::f32({3}, {1, 2, 3}).as_constant();
+  CHECK_THAT(message({}, {x, w, bad_bias}), Catch::Contains("bias has 3 elements"));
+  CHECK_THAT(message({}, {x}), Catch::Contains("has 1 inputs; it takes 2 to 3"));
+}

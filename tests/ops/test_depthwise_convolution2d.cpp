@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// DepthwiseConvolution2d: a hand-computed case, PyTorch fixtures (multiplier, stride, dilation), errors.
+#include "support/fixtures.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+TEST_CASE("DepthwiseConvolution2d: hand-computed channel multiplier 2", "[ops][depthwise_convolution2d]") {
+  // Two channels [1 2; 3 4] and [10 20; 30 40]; 2x2 kernels per output channel c*2+m:
+  // oc0 = sum(ch0) = 10, oc1 = ch0[0][0] = 1, oc2 = -sum(ch1) = -100, oc3 = ch1[1][1] = 40.
+  auto x = TestTensor::f32({1, 2, 2, 2}, {1, 10, 2, 20, 3, 30, 4, 40});
+  auto w = TestTensor::f32({1, 2, 2, 4}, {1, 1, -1, 0, 1, 0, -1, 0, 1, 0, -1, 0, 1, 0, -1, 1}).as_constant();
+  check_op<ops::DepthwiseConvolution2d>({}, {x, w}, {TestTensor::f32({1, 1, 1, 4}, {10, 1, -100, 40})});
+}
+
+TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches PyTorch grouped conv2d", "[ops][depthwise_convolution2d]",
+                        tested_backends) {
+  for (const auto& c : load_fixtures("depthwise_convolution2d")) {
+    SECTION(c.name) {
+      ops::DepthwiseConvolution2d::Params p;
+      p.stride = {c.u32("stride", 0), c.u32("stride", 1)};
+      p.dilation = {c.u32("dilation", 0), c.u32("dilation", 1)};
+      p.padding = {c.u32("padding", 0), c.u32("padding", 1), c.u32("padding", 2), c.u32("padding", 3)};
+      check_op<ops::DepthwiseConvolution2d, TestType>(
+          p, {c.tensor("input"), c.tensor("weights").as_constant(), c.tensor("bias").as_constant()},
+          {c.tensor("output")}, 1e-5, 1e-5);
+    }
+  }
+}
+
+TEST_CASE("DepthwiseConvolution2d rejects weights that do not match the channels", "[ops][depthwise_convolution2d][errors]") {
+  auto x = TestTensor::f32({1, 4, 4, 3}, std::vector<float>(48, 1.0f));
+  auto w = TestTensor::f32({1, 3, 3, 4}, std::vector<float>(36, 1.0f)).as_constant();
+  auto result = run_op<ops::DepthwiseConvolution2d>({}, {x, w});
+  REQUIRE_FALSE(result);
+  CHECK_THAT(result.status().message(), Catch::Contains("not a multiple of the 3 input channels"));
+  auto w2 = TestTensor::f32({2, 3, 3, 3}, std::vector<float>(54, 1.0f)).as_constant();
+  CHECK_FALSE(run_op<ops::DepthwiseConvolution2d>({}, {x, w2}));
+}

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// ElementwiseUnary: hand-computed values and PyTorch fixtures for every operation.
+#include <cmath>
+
+#include "support/fixtures.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+TEST_CASE("ElementwiseUnary: hand-computed values and IEEE edge cases", "[ops][elementwise_unary]") {
+  using O = ops::UnaryOperation;
+  auto x = TestTensor::f32({4}, {-2, 0.25f, 1, 4});
+  check_op<ops::ElementwiseUnary>({O::Abs}, {x}, {TestTensor::f32({4}, {2, 0.25f, 1, 4})});
+  check_op<ops::ElementwiseUnary>({O::Neg}, {x}, {TestTensor::f32({4}, {2, -0.25f, -1, -4})});
+  check_op<ops::ElementwiseUnary>({O::Sqrt}, {x}, {TestTensor::f32({4}, {NAN, 0.5f, 1, 2})});
+  check_op<ops::ElementwiseUnary>({O::Rsqrt}, {x}, {TestTensor::f32({4}, {NAN, 2, 1, 0.5f})});
+  check_op<ops::ElementwiseUnary>({O::Reciprocal}, {x}, {TestTensor::f32({4}, {-0.5f, 4, 1, 0.25f})});
+  check_op<ops::ElementwiseUnary>({O::Log}, {TestTensor::f32({2}, {1, 0})}, {TestTensor::f32({2}, {0, -INFINITY})});
+}
+
+TEMPLATE_LIST_TEST_CASE("ElementwiseUnary matches PyTorch", "[ops][elementwise_unary]", tested_backends) {
+  for (const auto& c : load_fixtures("elementwise_unary")) {
+    SECTION(c.name) {
+      check_op<ops::ElementwiseUnary, TestType>({static_cast<ops::UnaryOperation>(c.u32("operation"))},
+                                                {c.tensor("input")}, {c.tensor("output")}, 2e-6, 1e-6);
+    }
+  }
+}

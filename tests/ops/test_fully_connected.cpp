@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// FullyConnected: a hand-computed case, PyTorch linear fixtures, errors.
+#include "support/fixtures.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+TEST_CASE("FullyConnected: hand-computed 2 rows x 3 features -> 2 outputs", "[ops][fully_connected]") {
+  auto x = TestTensor::f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto w = TestTensor::f32({2, 3}, {1, 0, -1, 0.5f, 0.5f, 0.5f}).as_constant();
+  auto b = TestTensor::f32({2}, {100, 0}).as_constant();
+  check_op<ops::FullyConnected>({}, {x, w, b}, {TestTensor::f32({2, 2}, {98, 3, 98, 7.5f})});
+}
+
+TEMPLATE_LIST_TEST_CASE("FullyConnected matches PyTorch linear", "[ops][fully_connected]", tested_backends) {
+  for (const auto& c : load_fixtures("fully_connected")) {
+    SECTION(c.name) {
+      std::vector<TestTensor> inputs = {c.tensor("input"), c.tensor("weights").as_constant()};
+      if (c.has("bias")) inputs.push_back(c.tensor("bias").as_constant());
+      check_op<ops::FullyConnected, TestType>({}, inputs, {c.tensor("output")}, 1e-5, 1e-5);
+    }
+  }
+}
+
+TEST_CASE("FullyConnected rejects mismatched features", "[ops][fully_connected][errors]") {
+  auto r = run_op<ops::FullyConnected>({}, {TestTensor::f32({1, 3}, {1, 2, 3}), TestTensor::f32({2, 4}, std::vector<float>(8))});
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.status().message(), Catch::Contains("expect 4 input features") && Catch::Contains("has 3"));
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Resize: hand-computed nearest and bilinear, PyTorch interpolate fixtures, errors.
+#include "support/fixtures.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+TEST_CASE("Resize: hand-computed 1x2 -> 1x4", "[ops][resize]") {
+  using T = ops::CoordinateTransform;
+  auto x = TestTensor::f32({1, 1, 2, 1}, {0, 8});
+  ops::Resize::Params p{ops::ResizeMethod::Nearest, 1, 4};
+  check_op<ops::Resize>(p, {x}, {TestTensor::f32({1, 1, 4, 1}, {0, 0, 8, 8})});
+  // Bilinear, asymmetric: sample at 0, 0.5, 1, 1.5 (clamped to 1).
+  p.method = ops::ResizeMethod::Bilinear;
+  check_op<ops::Resize>(p, {x}, {TestTensor::f32({1, 1, 4, 1}, {0, 4, 8, 8})});
+  // Half pixel: sample at -0.25 (clamped to 0), 0.25, 0.75, 1.25 (clamped to 1).
+  p.transform = T::HalfPixel;
+  check_op<ops::Resize>(p, {x}, {TestTensor::f32({1, 1, 4, 1}, {0, 2, 6, 8})});
+  // Align corners: sample at 0, 1/3, 2/3, 1.
+  p.transform = T::AlignCorners;
+  check_op<ops::Resize>(p, {x}, {TestTensor::f32({1, 1, 4, 1}, {0, 8.0f / 3, 16.0f / 3, 8})});
+}
+
+TEMPLATE_LIST_TEST_CASE("Resize matches PyTorch interpolate", "[ops][resize]", tested_backends) {
+  for (const auto& c : load_fixtures("resize")) {
+    SECTION(c.name) {
+      ops::Resize::Params p{static_cast<ops::ResizeMethod>(c.u32("method")), c.u32("size", 0), c.u32("size", 1),
+                            static_cast<ops::CoordinateTransform>(c.u32("transform")),
+                            static_cast<ops::NearestRounding>(c.u32("rounding"))};
+      check_op<ops::Resize, TestType>(p, {c.tensor("input")}, {c.tensor("output")}, 1e-5, 1e-6);
+    }
+  }
+}
+
+TEST_CASE("Resize rejects an empty output size", "[ops][resize][errors]") {
+  auto r = run_op<ops::Resize>({.height = 0, .width = 3}, {TestTensor::f32({1, 1, 1, 1}, {1})});
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.status().message(), Catch::Contains("output size 0 x 3 is empty"));
+}

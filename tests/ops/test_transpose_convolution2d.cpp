@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// TransposeConvolution2d: a hand-computed case, PyTorch conv_transpose2d fixtures, errors.
+#include "support/fixtures.hpp"
+
+using namespace kiln;
+using namespace kiln::test;
+
+TEST_CASE("TransposeConvolution2d: hand-computed stride 2 scatter", "[ops][transpose_convolution2d]") {
+  // Input [1 2] (1x2), kernel 1x2 of [1 10], stride 2: out = [1 10 2 20].
+  auto x = TestTensor::f32({1, 1, 2, 1}, {1, 2});
+  auto w = TestTensor::f32({1, 1, 2, 1}, {1, 10}).as_constant();
+  check_op<ops::TransposeConvolution2d>({.stride = {1, 2}}, {x, w}, {TestTensor::f32({1, 1, 4, 1}, {1, 10, 2, 20})});
+  // Overlapping taps add up with stride 1: [1, 10 + 2, 20].
+  check_op<ops::TransposeConvolution2d>({}, {x, w}, {TestTensor::f32({1, 1, 3, 1}, {1, 12, 20})});
+}
+
+TEMPLATE_LIST_TEST_CASE("TransposeConvolution2d matches PyTorch conv_transpose2d", "[ops][transpose_convolution2d]",
+                        tested_backends) {
+  for (const auto& c : load_fixtures("transpose_convolution2d")) {
+    SECTION(c.name) {
+      ops::TransposeConvolution2d::Params p;
+      p.stride = {c.u32("stride", 0), c.u32("stride", 1)};
+      p.padding = {c.u32("padding", 0), c.u32("padding", 1), c.u32("padding", 2), c.u32("padding", 3)};
+      p.output_padding = {c.u32("output_padding", 0), c.u32("output_padding", 1)};
+      std::vector<TestTensor> inputs = {c.tensor("input"), c.tensor("weights").as_constant()};
+      if (c.has("bias")) inputs.push_back(c.tensor("bias").as_constant());
+      check_op<ops::TransposeConvolution2d, TestType>(p, inputs, {c.tensor("output")}, 1e-5, 1e-5);
+    }
+  }
+}
+
+TEST_CASE("TransposeConvolution2d rejects impossible configurations", "[ops][transpose_convolution2d][errors]") {
+  auto x = TestTensor::f32({1, 2, 2, 1}, {1, 2, 3, 4});
+  auto w = TestTensor::f32({1, 2, 2, 1}, {1, 1, 1, 1}).as_constant();
+  auto r1 = run_op<ops::TransposeConvolution2d>({.padding = {2, 2, 0, 0}}, {x, w});
+  REQUIRE_FALSE(r1);
+  CHECK_THAT(r1.status().message(), Catch::Contains("crops away the whole output"));
+  auto r2 = run_op<ops::TransposeConvolution2d>({.stride = {2, 2}, .output_padding = {2, 0}}, {x, w});
+  REQUIRE_FALSE(r2);
+  CHECK_THAT(r2.status().message(), Catch::Contains("output padding must be smaller than the stride"));
+}

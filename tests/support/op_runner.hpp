@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs a single layer through the whole kiln pipeline (builder, optimizer, runtime) for op tests.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <kiln/kiln.hpp>
+
+namespace kiln::test {
+
+/// The backends every op test runs on; each is compared with the independent reference data.
+using tested_backends = std::tuple<RefBackend>;
+
+/// A tensor with owned data, as test inputs and outputs.
+struct TestTensor {
+  TensorInfo info;
+  std::vector<std::byte> bytes;
+  bool constant = false;  ///< feed it through a Constant layer instead of an Input
+
+  static TestTensor f32(TensorShape shape, const std::vector<float>& values) {
+    return make(TensorInfo{shape, DataType::Float32, {}}, values.data(), values.size() * sizeof(float));
+  }
+  static TestTensor i32(TensorShape shape, const std::vector<std::int32_t>& values) {
+    return make(TensorInfo{shape, DataType::Signed32, {}}, values.data(), values.size() * sizeof(std::int32_t));
+  }
+  static TestTensor make(TensorInfo info, const void* data, std::size_t size) {
+    TestTensor t{std::move(info), std::vector<std::byte>(size)};
+    if (size != 0) std::memcpy(t.bytes.data(), data, size);
+    return t;
+  }
+  TestTensor as_constant() const {
+    TestTensor t = *this;
+    t.constant = true;
+    return t;
+  }
+  /// The same values as Signed32 (fixture files store every tensor as floats).
+  TestTensor to_i32() const {
+    std::vector<std::int32_t> ints;
+    for (float v : floats()) ints.push_back(static_cast<std::int32_t>(v));
+    return i32(info.shape, ints);
+  }
+  std::vector<float> floats() const {
+    std::vector<float> v(bytes.size() / sizeof(float));
+    if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
+    return v;
+  }
+};
+
+/// Builds the network Input(s)/Constant(s) -> Op -> Output(s), runs it once on Backend (with
+/// RefBackend behind it for any other backend) and returns the outputs, or the first error.
+template <class Op, class Backend = RefBackend>
+Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs) {
+  Network net;
+  const LayerId layer = net.add_layer<Op>(params, inputs.size(), "op");
+  std::vector<InputBinding> feeds;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    OutputSlot slot = inputs[i].constant
+                          ? net.add_constant<std::byte>(inputs[i].info, inputs[i].bytes, "constant" + std::to_string(i))
+                          : net.add_input(static_cast<BindingId>(i), inputs[i].info, "input" + std::to_string(i));
+    if (auto s = net.connect(slot, layer, i); !s) return s;
+    if (!inputs[i].constant)
+      feeds.push_back({static_cast<BindingId>(i), {inputs[i].info, inputs[i].bytes.data()}});
+  }
+  const std::size_t outputs = ops::num_outputs<Op>(params);
+  for (std::size_t i = 0; i < outputs; ++i)
+    net.add_output(static_cast<BindingId>(i), net.output(layer, static_cast<std::uint32_t>(i)), "output" + std::to_string(i));
+
+  auto run = [&]<class... Bs>(std::type_identity<Runtime<Bs...>>) -> Expected<std::vector<TestTensor>> {
+    auto optimized = optimize<Bs...>(std::move(net), {{Backend::id}});
+    if (!optimized) return optimized.status();
+    Runtime<Bs...> runtime;
+    auto id = runtime.load(*optimized);
+    if (!id) return id.status();
+    std::vector<TestTensor> results;
+    std::vector<OutputBinding> sinks;
+    for (std::size_t i = 0; i < outputs; ++i) {
+      auto info = runtime.output_info(*id, static_cast<BindingId>(i));
+      if (!info) return info.status();
+      results.push_back({*info, std::vector<std::byte>(info->num_bytes())});
+    }
+    for (std::size_t i = 0; i < outputs; ++i)
+      sinks.push_back({static_cast<BindingId>(i), {results[i].info, results[i].bytes.data()}});
+    if (auto status = runtime.enqueue(*id, feeds, sinks); !status) return status;
+    return results;
+  };
+  if constexpr (std::same_as<Backend, RefBackend>) return run(std::type_identity<Runtime<RefBackend>>{});
+  else return run(std::type_identity<Runtime<Backend, RefBackend>>{});
+}
+
+/// Checks `actual` against `expected` element by element: |a - e| <= atol + rtol * |e|, NaNs equal.
+/// On failure reports the shape, the first bad index and the largest errors.
+inline void check_close(const TestTensor& actual, const TestTensor& expected, double rtol, double atol) {
+  INFO("shape " << expected.info.shape.to_string() << ", got " << actual.info.shape.to_string());
+  REQUIRE(actual.info.shape == expected.info.shape);
+  const auto a = actual.floats(), e = expected.floats();
+  REQUIRE(a.size() == e.size());
+  std::size_t bad = 0, first_bad = 0;
+  double max_abs = 0.0, max_rel = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == e[i] || (std::isnan(e[i]) && std::isnan(a[i]))) continue;
+    const double diff = std::fabs(double(a[i]) - double(e[i]));
+    max_abs = std::max(max_abs, diff);
+    if (e[i] != 0.0f) max_rel = std::max(max_rel, diff / std::fabs(double(e[i])));
+    if (!(diff <= atol + rtol * std::fabs(double(e[i])))) {
+      if (bad++ == 0) first_bad = i;
+    }
+  }
+  INFO("max abs error " << max_abs << ", max rel error " << max_rel << "; first bad index " << first_bad
+                        << (bad ? " (got " + std::to_string(a[first_bad]) + ", expected " + std::to_string(e[first_bad]) + ")"
+                                : std::string()));
+  CHECK(bad == 0);
+}
+
+/// Runs an op and checks its outputs against expected tensors.
+template <class Op, class Backend = RefBackend>
+void check_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs,
+              const std::vector<TestTensor>& expected, double rtol = 1e-5, double atol = 1e-6) {
+  auto outputs = run_op<Op, Backend>(params, inputs);
+  INFO("backend " << Backend::id);
+  if (!outputs) FAIL(outputs.status().message());
+  REQUIRE(outputs->size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("output " << i);
+    check_close((*outputs)[i], expected[i], rtol, atol);
+  }
+}
+
+}  // namespace kiln::test
