@@ -1,1 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// graph/: the builder, shape inference, and every way a network can be malformed.
 #include <catch2/catch.hpp>
+#include <kiln/graph/network.hpp>
+
+using namespace kiln;
+
+namespace {
+std::string infer_error(Network& net) {
+  const Status status = net.infer_shapes();
+  REQUIRE_FALSE(status);
+  CHECK(status.code() != ErrorCode::Ok);
+  return status.message();
+}
+}  // namespace
+
+TEST_CASE("infer_shapes propagates shapes through a small CNN", "[graph]") {
+  Network net;
+  auto x = net.add_input(0, {{1, 9, 9, 3}}, "image");
+  auto w = net.add_constant<float>({{8, 3, 3, 3}}, std::vector<float>(8 * 27), "w");
+  auto conv = net.add<ops::Convolution2d>({.padding = {1, 1, 1, 1}, .stride = {2, 2}}, {x, w}, "conv");
+  auto pool = net.add<ops::Pooling2d>({.kind = ops::PoolingKind::Average, .global = true}, {conv}, "gap");
+  auto flat = net.add<ops::Reshape>({{1, -1}}, {pool}, "flatten");
+  auto parts = net.add<ops::Split>({.axis = 1, .sizes = {3, 5}}, {flat}, "split");
+  net.add_output(0, parts, "first");
+  net.add_output(1, net.output(parts.layer, 1), "second");
+  REQUIRE(net.infer_shapes());
+  CHECK(net.shapes_inferred());
+  CHECK(net.tensor_info(conv).shape == TensorShape{1, 5, 5, 8});
+  CHECK(net.tensor_info(pool).shape == TensorShape{1, 1, 1, 8});
+  CHECK(net.tensor_info(flat).shape == TensorShape{1, 8});
+  CHECK(net.tensor_info(net.output(parts.layer, 1)).shape == TensorShape{1, 5});
+  CHECK(net.layer(conv.layer).name == "conv");
+  CHECK(net.layer(conv.layer).op_name() == "Convolution2d");
+  CHECK(net.execution_order().size() == net.num_layers());
+}
+
+TEST_CASE("Layers get default names and no-longer-needed layers are not executed", "[graph]") {
+  Network net;
+  auto x = net.add_input(0, {{4}});
+  auto unused = net.add<ops::ElementwiseUnary>({ops::UnaryOperation::Exp}, {x});
+  net.add_output(0, net.add<ops::Activation>({}, {x}));
+  REQUIRE(net.infer_shapes());
+  CHECK(net.layer(unused.layer).name == "ElementwiseUnary_1");
+  CHECK(net.execution_order().size() == 3);
+  for (LayerId id : net.execution_order()) CHECK(id != unused.layer);
+}
+
+TEST_CASE("A network with an unconnected input is rejected, naming layer and slot", "[graph][errors]") {
+  Network net;
+  auto x = net.add_input(0, {{4}}, "x");
+  const LayerId add = net.add_layer<ops::ElementwiseBinary>({}, 2, "sum");
+  REQUIRE(net.connect(x, add, 0));
+  net.add_output(0, {add, 0}, "y");
+  CHECK(infer_error(net) == "input 1 of layer 'sum' (ElementwiseBinary) is not connected");
+}
+
+TEST_CASE("A cycle is rejected, naming the layers on it", "[graph][errors]") {
+  Network net;
+  auto x = net.add_input(0, {{4}}, "x");
+  const LayerId a = net.add_layer<ops::ElementwiseBinary>({}, 2, "a");
+  const LayerId b = net.add_layer<ops::Activation>({}, 1, "b");
+  REQUIRE(net.connect(x, a, 0));
+  REQUIRE(net.connect({b, 0}, a, 1));
+  REQUIRE(net.connect({a, 0}, b, 0));
+  net.add_output(0, {b, 0}, "y");
+  CHECK(infer_error(net) == "the network has a cycle through layers 'a', 'b'");
+}
+
+TEST_CASE("Duplicate binding ids are rejected", "[graph][errors]") {
+  Network net;
+  auto x = net.add_input(0, {{4}}, "x");
+  auto y = net.add_input(0, {{4}}, "y");
+  net.add_output(0, net.add<ops::ElementwiseBinary>({}, {x, y}), "z");
+  CHECK(infer_error(net) ==
+        "input binding id 0 is used by both layer 'x' (Input) and layer 'y' (Input)");
+  Network outputs;
+  auto a = outputs.add_input(0, {{4}}, "a");
+  outputs.add_output(5, a, "o1");
+  outputs.add_output(5, a, "o2");
+  CHECK(infer_error(outputs) == "output binding id 5 is used by both layer 'o1' (Output) and layer 'o2' (Output)");
+}
+
+TEST_CASE("Wrong input counts, bad ids and missing outputs are rejected", "[graph][errors]") {
+  Network net;
+  auto x = net.add_input(0, {{4}}, "x");
+  net.add_output(0, net.add<ops::Activation>({}, {x, x}, "act"), "y");
+  CHECK(infer_error(net) == "layer 'act' (Activation) has 2 inputs; it takes 1");
+
+  Network bad_id;
+  auto in = bad_id.add_input(0, {{4}}, "x");
+  CHECK_FALSE(bad_id.connect({7, 0}, 0, 0));
+  CHECK_FALSE(bad_id.connect(in, 9, 0));
+  CHECK_FALSE(bad_id.connect({in.layer, 3}, 0, 0));
+  bad_id.add_output(0, in, "y");
+  CHECK(infer_error(bad_id) == "cannot connect from layer id 7: the network has 1 layers");
+
+  Network no_output;
+  no_output.add_input(0, {{4}}, "x");
+  CHECK(infer_error(no_output) == "the network has no Output layer");
+}
+
+TEST_CASE("Shape and type mismatches and bad descriptor values name the layer", "[graph][errors]") {
+  Network net;
+  auto x = net.add_input(0, {{1, 4, 4, 2}}, "x");
+  auto w = net.add_constant<float>({{3, 3, 3, 5}}, std::vector<float>(135), "w");
+  net.add_output(0, net.add<ops::Convolution2d>({}, {x, w}, "conv1"), "y");
+  CHECK(infer_error(net) ==
+        "layer 'conv1' (Convolution2d): weights [3, 3, 3, 5] expect 5 input channels (5 per group x 1 groups) "
+        "but input [1, 4, 4, 2] has 2");
+
+  Network pool;
+  auto p = pool.add_input(0, {{1, 4, 4, 2}}, "x");
+  pool.add_output(0, pool.add<ops::Pooling2d>({.window = {2, 2}, .stride = {0, 1}}, {p}, "pool1"), "y");
+  CHECK(infer_error(pool) == "layer 'pool1' (Pooling2d): stride height is zero");
+
+  Network axis;
+  auto a = axis.add_input(0, {{2, 3}}, "x");
+  axis.add_output(0, axis.add<ops::Concat>({.axis = -3}, {a, a}, "cat"), "y");
+  CHECK(infer_error(axis) == "layer 'cat' (Concat): axis -3 is out of range for a tensor of rank 2 (valid: -2 to 1)");
+
+  Network input_rank;
+  input_rank.add_output(0, input_rank.add_input(0, {{1, 1, 1, 1, 1, 1, 1}}, "x"), "y");
+  CHECK(infer_error(input_rank) == "layer 'x' (Input): tensor has 7 dimensions; kiln supports at most 6");
+
+  Network constant;
+  constant.add_output(0, constant.add_constant<float>({{4}}, std::vector<float>(3), "c"), "y");
+  CHECK(infer_error(constant) == "layer 'c' (Constant): constant Float32 [4] needs 16 bytes of data, got 12");
+}
+
+namespace {
+constexpr bool build_and_infer_at_compile_time() {
+  Network net;
+  auto x = net.add_input(0, {{1, 4, 4, 2}}, "x");
+  auto y = net.add<ops::Pooling2d>({.window = {2, 2}, .stride = {2, 2}}, {x}, "pool");
+  auto z = net.add<ops::Transpose>({{0, 3, 1, 2}}, {y}, "to_nchw");
+  net.add_output(0, z, "y");
+  return net.infer_shapes().is_ok() && net.tensor_info(z).shape == TensorShape{1, 2, 2, 2} &&
+         net.execution_order().size() == 4;
+}
+}  // namespace
+
+TEST_CASE("A network can be built and validated in a constant expression", "[graph][constexpr]") {
+  static_assert(build_and_infer_at_compile_time());
+  CHECK(build_and_infer_at_compile_time());
+}

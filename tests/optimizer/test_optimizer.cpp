@@ -1,1 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// optimizer/: backend assignment by preference and support, fallback, and the errors when no backend fits.
 #include <catch2/catch.hpp>
+#include <kiln/kiln.hpp>
+
+using namespace kiln;
+
+namespace test_backends {
+struct Context {
+  int runs = 0;
+};
+}  // namespace test_backends
+
+/// A backend that implements only Activation, and only ReLU, to exercise assignment and fallback.
+struct ReluOnlyBackend {
+  using fallback = void;
+  static constexpr std::string_view id = "ReluOnly";
+  static constexpr std::size_t alignment = 16;
+  using memory = HostMemory;
+  using context = test_backends::Context;
+  static bool available() noexcept { return true; }
+};
+
+/// Implements everything RefBackend does (it falls back to it) but is never available.
+struct UnavailableBackend {
+  using fallback = RefBackend;
+  static constexpr std::string_view id = "Unavailable";
+  static constexpr std::size_t alignment = 64;
+  using memory = HostMemory;
+  using context = ref::Context;
+  static bool available() noexcept { return false; }
+};
+
+template <>
+struct kiln::Workload<ops::Activation, ReluOnlyBackend> {
+  static Status is_supported(const WorkloadInfo<ops::Activation>& info) {
+    if (info.params.function != ops::ActivationFunction::ReLU)
+      return Status::error(ErrorCode::Unsupported, "ReluOnly runs ReLU only");
+    if (info.inputs[0].type != DataType::Float32) return Status::error(ErrorCode::Unsupported, "ReluOnly runs Float32 only");
+    return Status::ok();
+  }
+  explicit Workload(const WorkloadInfo<ops::Activation>&) {}
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, test_backends::Context& context) const {
+    ++context.runs;
+    const auto x = in[0].as<float>();
+    const auto y = out[0].as<float>();
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
+  }
+};
+
+static_assert(supports_v<ops::Activation, ReluOnlyBackend>);
+static_assert(!supports_v<ops::Convolution2d, ReluOnlyBackend>);
+static_assert(supports_v<ops::Convolution2d, UnavailableBackend>, "inherited from its fallback");
+static_assert(all_ops_supported_v<RefBackend> && !all_ops_supported_v<ReluOnlyBackend>);
+
+namespace {
+/// x -> relu -> exp -> relu6 -> y
+Network small_network() {
+  Network net;
+  auto x = net.add_input(0, {{4}}, "x");
+  auto r = net.add<ops::Activation>({ops::ActivationFunction::ReLU}, {x}, "relu");
+  auto e = net.add<ops::ElementwiseUnary>({ops::UnaryOperation::Exp}, {r}, "exp");
+  net.add_output(0, net.add<ops::Activation>(ops::Activation::relu6(), {e}, "relu6"), "y");
+  return net;
+}
+LayerId layer_named(const Network& net, std::string_view name) {
+  for (LayerId id = 0; id < net.num_layers(); ++id)
+    if (net.layer(id).name == name) return id;
+  FAIL("no layer " << name);
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("Each layer goes to the first backend that supports it; the rest fall back", "[optimizer]") {
+  auto optimized = optimize<ReluOnlyBackend, RefBackend>(small_network());
+  REQUIRE(optimized);
+  const Network& net = optimized->network();
+  CHECK(optimized->backend_id(layer_named(net, "relu")) == "ReluOnly");
+  CHECK(optimized->backend_id(layer_named(net, "exp")) == "CpuRef");    // op not implemented
+  CHECK(optimized->backend_id(layer_named(net, "relu6")) == "CpuRef");  // is_supported said no
+  CHECK(optimized->backend_id(layer_named(net, "x")).empty());
+  CHECK(optimized->to_string() ==
+        "x (Input) Float32 [4]\n"
+        "relu (Activation) Float32 [4] -> ReluOnly\n"
+        "exp (ElementwiseUnary) Float32 [4] -> CpuRef\n"
+        "relu6 (Activation) Float32 [4] -> CpuRef\n"
+        "y (Output)\n");
+
+  // The mixed network computes what a RefBackend-only one computes.
+  Runtime<ReluOnlyBackend, RefBackend> runtime;
+  auto id = runtime.load(*optimized);
+  REQUIRE(id);
+  float in[4] = {-1, 0, 1, 2}, out[4] = {};
+  const InputBinding inputs[] = {{0, {{{4}}, in}}};
+  const OutputBinding outputs[] = {{0, {{{4}}, out}}};
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  CHECK(out[0] == 1.0f);
+  CHECK(out[1] == 1.0f);
+  CHECK(out[2] == Approx(std::exp(1.0f)));
+  CHECK(out[3] == 6.0f);
+}
+
+TEST_CASE("A preference list reorders and restricts the backends", "[optimizer]") {
+  auto ref_first = optimize<ReluOnlyBackend, RefBackend>(small_network(), {{"CpuRef", "ReluOnly"}});
+  REQUIRE(ref_first);
+  CHECK(ref_first->backend_id(layer_named(ref_first->network(), "relu")) == "CpuRef");
+
+  auto only = optimize<ReluOnlyBackend, RefBackend>(small_network(), {{"ReluOnly"}});
+  REQUIRE_FALSE(only);
+  CHECK(only.status().code() == ErrorCode::Unsupported);
+  CHECK(only.status().message() ==
+        "layer 'exp' (ElementwiseUnary) cannot run on any backend: ReluOnly does not implement ElementwiseUnary");
+
+  auto unknown = optimize<ReluOnlyBackend, RefBackend>(small_network(), {{"GpuAcc"}});
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.status().message() == "backend 'GpuAcc' is not compiled into this runtime; it has ReluOnly, CpuRef");
+}
+
+TEST_CASE("An unavailable backend is skipped with its reason", "[optimizer]") {
+  auto optimized = optimize<UnavailableBackend, RefBackend>(small_network());
+  REQUIRE(optimized);
+  CHECK(optimized->backend_id(layer_named(optimized->network(), "exp")) == "CpuRef");
+  auto forced = optimize<UnavailableBackend, RefBackend>(small_network(), {{"Unavailable"}});
+  REQUIRE_FALSE(forced);
+  CHECK_THAT(forced.status().message(), Catch::Contains("Unavailable is not available on this machine"));
+}
+
+TEST_CASE("A data type no backend runs fails naming the layer and every reason", "[optimizer][errors]") {
+  Network net;
+  auto x = net.add_input(0, {{4}, DataType::QAsymmU8, {{0.5f}, 0}}, "x");
+  net.add_output(0, net.add<ops::Activation>({}, {x}, "act"), "y");
+  auto optimized = optimize<ReluOnlyBackend, RefBackend>(std::move(net));
+  REQUIRE_FALSE(optimized);
+  CHECK(optimized.status().message() ==
+        "layer 'act' (Activation) cannot run on any backend: ReluOnly runs Float32 only; "
+        "CpuRef runs Activation in Float32 only; input 0 is QAsymmU8");
+}
+
+TEST_CASE("optimize reports graph errors before assigning", "[optimizer][errors]") {
+  Network net;
+  net.add_input(0, {{4}}, "x");
+  auto optimized = optimize<RefBackend>(std::move(net));
+  REQUIRE_FALSE(optimized);
+  CHECK(optimized.status().code() == ErrorCode::InvalidNetwork);
+}

@@ -1,1 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The shipped example networks and the MobileNet-v2 shape: they run, and their memory plans are tight.
+#include <cmath>
+#include <numeric>
+
 #include <catch2/catch.hpp>
+#include <kiln/kiln.hpp>
+
+#include "example_networks.hpp"
+
+using namespace kiln;
+
+namespace {
+struct Outcome {
+  std::vector<float> output;
+  MemorySummary memory;
+};
+
+Outcome run_on_ref(Network net, MemoryStrategyKind strategy = MemoryStrategyKind::GreedyBySize) {
+  auto optimized = optimize<RefBackend>(std::move(net));
+  REQUIRE(optimized);
+  for (LayerId id : optimized->execution_order())
+    if (optimized->backend_index(id) != OptimizedNetwork<RefBackend>::no_backend) CHECK(optimized->backend_id(id) == "CpuRef");
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(*optimized, {strategy});
+  REQUIRE(id);
+  const TensorInfo in_info = *runtime.input_info(*id, 0), out_info = *runtime.output_info(*id, 0);
+  std::vector<float> input = examples::WeightGenerator(7).values(in_info.num_elements(), 1.0f);
+  Outcome outcome{std::vector<float>(out_info.num_elements()), *runtime.memory_summary(*id)};
+  const InputBinding in[] = {{0, {in_info, input.data()}}};
+  const OutputBinding out[] = {{0, {out_info, outcome.output.data()}}};
+  REQUIRE(runtime.enqueue(*id, in, out));
+  return outcome;
+}
+
+void check_probabilities(const std::vector<float>& p) {
+  for (float v : p) REQUIRE((v >= 0.0f && v <= 1.0f));
+  CHECK(std::accumulate(p.begin(), p.end(), 0.0) == Approx(1.0).epsilon(1e-5));
+}
+}  // namespace
+
+TEST_CASE("The example networks run on RefBackend and plan memory at the lower bound", "[runtime][examples]") {
+  for (auto [name, build] : {std::pair{"mlp", &examples::mlp}, std::pair{"small_cnn", &examples::small_cnn}}) {
+    SECTION(name) {
+      const Outcome greedy = run_on_ref(build());
+      check_probabilities(greedy.output);
+      INFO("arena " << greedy.memory.arena_bytes << " lower bound " << greedy.memory.lower_bound_bytes);
+      CHECK(double(greedy.memory.arena_bytes) <= 1.05 * double(greedy.memory.lower_bound_bytes));
+      CHECK(greedy.memory.arena_bytes < greedy.memory.unplanned_bytes);
+      const Outcome linear = run_on_ref(build(), MemoryStrategyKind::OneBlockPerTensor);
+      CHECK(linear.output == greedy.output);
+    }
+  }
+}
+
+TEST_CASE("A MobileNet-v2-shaped network builds, optimizes, loads and runs on RefBackend", "[runtime][examples]") {
+  const Outcome outcome = run_on_ref(examples::mobilenet_v2(64, 100));
+  CHECK(outcome.output.size() == 100);
+  check_probabilities(outcome.output);
+  INFO("arena " << outcome.memory.arena_bytes << " lower bound " << outcome.memory.lower_bound_bytes);
+  CHECK(double(outcome.memory.arena_bytes) <= 1.05 * double(outcome.memory.lower_bound_bytes));
+}
+
+TEST_CASE("MobileNet-v2 at 224x224: the greedy plan is within 5% of the lower bound", "[runtime][examples][memory]") {
+  auto optimized = optimize<RefBackend>(examples::mobilenet_v2(224));
+  REQUIRE(optimized);
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(*optimized);
+  REQUIRE(id);
+  const MemorySummary memory = *runtime.memory_summary(*id);
+  INFO("arena " << memory.arena_bytes << " lower bound " << memory.lower_bound_bytes << " unplanned "
+                << memory.unplanned_bytes);
+  CHECK(double(memory.arena_bytes) <= 1.05 * double(memory.lower_bound_bytes));
+  // The largest live pair is the stem output and the first depthwise output: 2 x 112 x 112 x 32 floats.
+  CHECK(memory.lower_bound_bytes >= 2ull * 112 * 112 * 32 * 4);
+  CHECK(memory.unplanned_bytes > 4 * memory.arena_bytes);
+}

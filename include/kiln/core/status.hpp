@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cassert>
-#include <memory>
+#include <variant>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -41,7 +41,9 @@ constexpr std::string_view to_string(ErrorCode code) noexcept {
 class [[nodiscard]] Status {
  public:
   constexpr Status() = default;
-  constexpr Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // The message is taken as a view: GCC 12 cannot evaluate by-value std::string parameters in
+  // constant expressions, and Status must work there (constexpr graph validation).
+  constexpr Status(ErrorCode code, std::string_view message) : code_(code), message_(message) {}
 
   static constexpr Status ok() { return {}; }
   /// Builds an error whose message is the concatenation of `pieces` (strings and numbers).
@@ -73,36 +75,21 @@ class [[nodiscard]] Expected {
                 "Expected<T> holds a value type other than Status");
 
  public:
-  constexpr Expected(T value) : has_value_(true) { std::construct_at(&value_, std::move(value)); }
-  constexpr Expected(Status status) : has_value_(false) {
-    assert(!status.is_ok() && "an Expected without a value needs an error Status");
-    if (status.is_ok()) status = Status::error(ErrorCode::InvalidArgument, "missing value");
-    std::construct_at(&status_, std::move(status));
+  // References rather than by-value parameters: GCC 12 rejects by-value objects holding a
+  // std::string in constant expressions.
+  constexpr Expected(const T& value) : storage_(std::in_place_index<0>, value) {}
+  constexpr Expected(T&& value) : storage_(std::in_place_index<0>, std::move(value)) {}
+  constexpr Expected(const Status& status) : storage_(std::in_place_index<1>, status) { assert(!status.is_ok()); }
+  constexpr Expected(Status&& status) : storage_(std::in_place_index<1>, std::move(status)) {
+    assert(!std::get_if<1>(&storage_)->is_ok() && "an Expected without a value needs an error Status");
   }
-  constexpr Expected(const Expected& other) : has_value_(other.has_value_) {
-    if (has_value_) std::construct_at(&value_, other.value_);
-    else std::construct_at(&status_, other.status_);
-  }
-  constexpr Expected(Expected&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
-      : has_value_(other.has_value_) {
-    if (has_value_) std::construct_at(&value_, std::move(other.value_));
-    else std::construct_at(&status_, std::move(other.status_));
-  }
-  constexpr Expected& operator=(Expected other) {
-    destroy();
-    has_value_ = other.has_value_;
-    if (has_value_) std::construct_at(&value_, std::move(other.value_));
-    else std::construct_at(&status_, std::move(other.status_));
-    return *this;
-  }
-  constexpr ~Expected() { destroy(); }
 
-  constexpr bool has_value() const noexcept { return has_value_; }
-  constexpr explicit operator bool() const noexcept { return has_value_; }
+  constexpr bool has_value() const noexcept { return storage_.index() == 0; }
+  constexpr explicit operator bool() const noexcept { return has_value(); }
 
-  constexpr T& value() & { assert(has_value_); return value_; }
-  constexpr const T& value() const& { assert(has_value_); return value_; }
-  constexpr T&& value() && { assert(has_value_); return std::move(value_); }
+  constexpr T& value() & { return *std::get_if<0>(&storage_); }
+  constexpr const T& value() const& { return *std::get_if<0>(&storage_); }
+  constexpr T&& value() && { return std::move(*std::get_if<0>(&storage_)); }
   constexpr T& operator*() & { return value(); }
   constexpr const T& operator*() const& { return value(); }
   constexpr T&& operator*() && { return std::move(*this).value(); }
@@ -110,19 +97,10 @@ class [[nodiscard]] Expected {
   constexpr const T* operator->() const { return &value(); }
 
   /// The error; Status::ok() when a value is present.
-  constexpr Status status() const { return has_value_ ? Status::ok() : status_; }
+  constexpr Status status() const { return has_value() ? Status::ok() : *std::get_if<1>(&storage_); }
 
  private:
-  constexpr void destroy() {
-    if (has_value_) std::destroy_at(&value_);
-    else std::destroy_at(&status_);
-  }
-
-  bool has_value_;
-  union {
-    T value_;
-    Status status_;
-  };
+  std::variant<T, Status> storage_;
 };
 
 }  // namespace kiln

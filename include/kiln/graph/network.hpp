@@ -32,12 +32,15 @@ class Network {
  public:
   /// Adds a layer with `num_inputs` unconnected input slots; connect them with connect().
   template <OpDescriptor Op>
-  constexpr LayerId add_layer(typename Op::Params params, std::size_t num_inputs, std::string name = {}) {
+  constexpr LayerId add_layer(typename Op::Params params, std::size_t num_inputs, std::string_view name = {}) {
     const auto id = static_cast<LayerId>(layers_.size());
-    if (name.empty()) name = detail::str_cat(Op::name, '_', id);
-    const std::size_t outputs = ops::num_outputs<Op>(params);
-    layers_.push_back(Layer{std::move(name), OpParams<Op>{std::move(params)},
-                            std::vector<std::optional<OutputSlot>>(num_inputs), std::vector<TensorInfo>(outputs)});
+    // Filled in place: GCC 12 cannot move a temporary holding a std::string in a constant expression.
+    Layer& layer = layers_.emplace_back();
+    if (name.empty()) layer.name = detail::str_cat(Op::name, '_', id);
+    else layer.name = name;
+    layer.outputs.resize(ops::num_outputs<Op>(params));
+    layer.inputs.resize(num_inputs);
+    layer.descriptor = OpParams<Op>{std::move(params)};
     shapes_inferred_ = false;
     return id;
   }
@@ -64,8 +67,8 @@ class Network {
 
   /// Adds a layer and connects `inputs` to its input slots in order; returns its first output.
   template <OpDescriptor Op>
-  constexpr OutputSlot add(typename Op::Params params, std::initializer_list<OutputSlot> inputs, std::string name = {}) {
-    const LayerId id = add_layer<Op>(std::move(params), inputs.size(), std::move(name));
+  constexpr OutputSlot add(typename Op::Params params, std::initializer_list<OutputSlot> inputs, std::string_view name = {}) {
+    const LayerId id = add_layer<Op>(std::move(params), inputs.size(), name);
     std::size_t slot = 0;
     for (const OutputSlot& input : inputs) (void)connect(input, id, slot++);
     return {id, 0};
@@ -74,24 +77,24 @@ class Network {
   /// Output `index` of a layer with several outputs (Split).
   constexpr OutputSlot output(LayerId layer, std::uint32_t index) const { return {layer, index}; }
 
-  constexpr OutputSlot add_input(BindingId binding, TensorInfo info, std::string name = {}) {
-    return {add_layer<ops::Input>({binding, std::move(info)}, 0, std::move(name)), 0};
+  constexpr OutputSlot add_input(BindingId binding, TensorInfo info, std::string_view name = {}) {
+    return {add_layer<ops::Input>({binding, std::move(info)}, 0, name), 0};
   }
-  constexpr LayerId add_output(BindingId binding, OutputSlot from, std::string name = {}) {
-    const LayerId id = add_layer<ops::Output>({binding}, 1, std::move(name));
+  constexpr LayerId add_output(BindingId binding, OutputSlot from, std::string_view name = {}) {
+    const LayerId id = add_layer<ops::Output>({binding}, 1, name);
     (void)connect(from, id, 0);
     return id;
   }
   /// Adds a constant; its data is copied into the network.
   template <class T>
-  OutputSlot add_constant(TensorInfo info, std::span<const T> data, std::string name = {}) {
+  OutputSlot add_constant(TensorInfo info, std::span<const T> data, std::string_view name = {}) {
     std::vector<std::byte> bytes(data.size_bytes());
     if (!bytes.empty()) std::memcpy(bytes.data(), data.data(), bytes.size());
-    return {add_layer<ops::Constant>({std::move(info), std::move(bytes)}, 0, std::move(name)), 0};
+    return {add_layer<ops::Constant>({std::move(info), std::move(bytes)}, 0, name), 0};
   }
   template <class T>
-  OutputSlot add_constant(TensorInfo info, const std::vector<T>& data, std::string name = {}) {
-    return add_constant(std::move(info), std::span<const T>(data), std::move(name));
+  OutputSlot add_constant(TensorInfo info, const std::vector<T>& data, std::string_view name = {}) {
+    return add_constant(std::move(info), std::span<const T>(data), name);
   }
 
   constexpr std::size_t num_layers() const noexcept { return layers_.size(); }
@@ -111,7 +114,7 @@ class Network {
   constexpr std::span<const LayerId> execution_order() const noexcept { return order_; }
 
  private:
-  constexpr Status remember(Status status) {
+  constexpr Status remember(const Status& status) {
     if (!status && build_error_.is_ok()) build_error_ = status;
     return status;
   }
@@ -189,9 +192,20 @@ constexpr Status Network::sort_topologically() {
       if (--pending[consumer] == 0) order_.push_back(consumer);
   const auto needed_count = static_cast<std::size_t>(std::ranges::count(needed, true));
   if (order_.size() != needed_count) {
+    // The layers left are on a cycle or downstream of one; peel off those that feed nothing left.
+    std::vector<bool> on_cycle(layers_.size(), false);
+    for (LayerId id = 0; id < layers_.size(); ++id) on_cycle[id] = needed[id] && pending[id] != 0;
+    for (bool peeled = true; peeled;) {
+      peeled = false;
+      for (LayerId id = 0; id < layers_.size(); ++id)
+        if (on_cycle[id] && std::ranges::none_of(consumers[id], [&](LayerId c) { return on_cycle[c]; })) {
+          on_cycle[id] = false;
+          peeled = true;
+        }
+    }
     std::string names;
     for (LayerId id = 0; id < layers_.size(); ++id)
-      if (needed[id] && pending[id] != 0) names += detail::str_cat(names.empty() ? "" : ", ", "'", layers_[id].name, "'");
+      if (on_cycle[id]) names += detail::str_cat(names.empty() ? "" : ", ", "'", layers_[id].name, "'");
     return Status::error(ErrorCode::InvalidNetwork, "the network has a cycle through layers ", names);
   }
   return Status::ok();

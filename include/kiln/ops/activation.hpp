@@ -37,7 +37,7 @@ struct Activation {
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     if (p.function == ActivationFunction::BoundedReLU && !(p.b <= p.a))
       return detail::invalid("BoundedReLU needs lower bound b <= upper bound a, got a = ", p.a, ", b = ", p.b);
-    out[0] = TensorInfo{in[0].shape, in[0].type, {}};
+    out[0] = TensorInfo{in[0].shape, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

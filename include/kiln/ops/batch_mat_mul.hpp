@@ -41,7 +41,7 @@ struct BatchMatMul {
     TensorShape shape = *batch;
     shape.push_back(m);
     shape.push_back(n);
-    out[0] = TensorInfo{shape, in[0].type, {}};
+    out[0] = TensorInfo{shape, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

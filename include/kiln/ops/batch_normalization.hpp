@@ -31,7 +31,7 @@ struct BatchNormalization {
         return detail::invalid("input ", i, " (", roles[i], ") has ", in[i].shape[0], " elements but x has ",
                                channels, " channels");
     }
-    out[0] = TensorInfo{in[0].shape, in[0].type, {}};
+    out[0] = TensorInfo{in[0].shape, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

@@ -47,7 +47,7 @@ struct Convolution2d {
     auto ow = detail::window_output_size(x[2], w[2], p.stride.width, p.dilation.width, p.padding.left,
                                          p.padding.right, "width");
     if (!ow) return ow.status();
-    out[0] = TensorInfo{TensorShape{x[0], *oh, *ow, w[0]}, in[0].type, {}};
+    out[0] = TensorInfo{TensorShape{x[0], *oh, *ow, w[0]}, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

@@ -29,7 +29,7 @@ struct ElementwiseBinary {
     if (auto s = detail::expect_same_type(in, 0, 1); !s) return s;
     auto shape = detail::broadcast_shapes(in[0].shape, in[1].shape);
     if (!shape) return shape.status();
-    out[0] = TensorInfo{*shape, in[0].type, {}};
+    out[0] = TensorInfo{*shape, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

@@ -21,7 +21,7 @@ struct ElementwiseUnary {
   };
 
   static constexpr Status infer(const Params&, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
-    out[0] = TensorInfo{in[0].shape, in[0].type, {}};
+    out[0] = TensorInfo{in[0].shape, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

@@ -34,7 +34,7 @@ struct FullyConnected {
     }
     TensorShape shape = in[0].shape;
     shape[shape.rank() - 1] = in[1].shape[0];
-    out[0] = TensorInfo{shape, in[0].type, {}};
+    out[0] = TensorInfo{shape, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "kiln/core/status.hpp"
-#include "kiln/core/tensor_info.hpp"
+#include "kiln/core/tensor.hpp"
 
 namespace kiln::ops {
 

@@ -51,7 +51,7 @@ struct Reduce {
       if (!mask->reduced[d]) shape.push_back(in[0].shape[d]);
       else if (p.keep_dims) shape.push_back(1);
     }
-    out[0] = TensorInfo{shape, in[0].type, {}};
+    out[0] = TensorInfo{shape, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

@@ -23,7 +23,7 @@ struct Softmax {
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     if (in[0].rank() == 0) return detail::invalid("softmax needs an input of rank 1 or more");
     if (auto axis = detail::normalize_axis(p.axis, in[0].rank()); !axis) return axis.status();
-    out[0] = TensorInfo{in[0].shape, in[0].type, {}};
+    out[0] = TensorInfo{in[0].shape, in[0].type, in[0].quantization};
     return Status::ok();
   }
 };

@@ -47,7 +47,7 @@ struct TransposeConvolution2d {
                             p.output_padding.width;
     if (oh <= 0 || ow <= 0) return detail::invalid("padding crops away the whole output (", oh, " x ", ow, ")");
     out[0] = TensorInfo{TensorShape{x[0], static_cast<std::uint32_t>(oh), static_cast<std::uint32_t>(ow), w[0]},
-                        in[0].type, {}};
+                        in[0].type, in[0].quantization};
     return Status::ok();
   }
 };
