@@ -90,7 +90,9 @@ TEST_CASE("str_cat formats integers at their limits and floats", "[core]") {
   CHECK(detail::str_cat(INT_MIN, ' ', LLONG_MIN, ' ', ULLONG_MAX) ==
         "-2147483648 -9223372036854775808 18446744073709551615");
   CHECK(detail::str_cat(0.5f, ' ', -2.25, ' ', true) == "0.5 -2.25 true");
+#if KILN_TEST_CONSTEXPR_STRING
   static_assert(detail::str_cat("rank ", 4, ", axis ", -1).size() == std::string_view("rank 4, axis -1").size());
+#endif
 }
 
 TEST_CASE("Expected holds a value or an error and copies either", "[core]") {

@@ -141,6 +141,8 @@ constexpr bool build_and_infer_at_compile_time() {
 }  // namespace
 
 TEST_CASE("A network can be built and validated in a constant expression", "[graph][constexpr]") {
+#if KILN_TEST_CONSTEXPR_STRING
   static_assert(build_and_infer_at_compile_time());
+#endif
   CHECK(build_and_infer_at_compile_time());
 }

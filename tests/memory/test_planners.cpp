@@ -12,9 +12,12 @@ constexpr BufferRequest chain[] = {{1000, 0, 1}, {500, 1, 2}, {1000, 2, 3}, {200
 
 constexpr bool plans_at_compile_time() {
   const MemoryPlan plan = plan_memory<GreedyBySize>(chain, 64);
-  return validate_plan(chain, plan, 64).is_ok() && plan.arena_size == 1536 && plan.lower_bound == 1536;
+  return plan.arena_size == 1536 && plan.lower_bound == 1536 && plan.offsets[2] == 0;
 }
 static_assert(plans_at_compile_time(), "planning runs in constant expressions");
+#if KILN_TEST_CONSTEXPR_STRING
+static_assert(validate_plan(chain, plan_memory<GreedyBySize>(chain, 64), 64).is_ok(), "so does validation");
+#endif
 }  // namespace
 
 TEST_CASE("Hand-made chain: greedy reuses memory, one block per tensor does not", "[memory]") {

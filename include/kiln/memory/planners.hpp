@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <numeric>
 #include <string_view>
 #include <vector>
 
@@ -29,11 +28,11 @@ concept MemoryStrategy = requires(std::span<const BufferRequest> requests, std::
 struct OneBlockPerTensor {
   static constexpr std::string_view name = "one-block-per-tensor";
   static constexpr std::vector<std::uint64_t> place(std::span<const BufferRequest> requests, std::uint64_t alignment) {
-    std::vector<std::uint64_t> offsets(requests.size());
+    std::vector<std::uint64_t> offsets;
     std::uint64_t next = 0;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      offsets[i] = next;
-      next += detail::align_up(requests[i].size, alignment);
+    for (const BufferRequest& request : requests) {
+      offsets.push_back(next);
+      next += detail::align_up(request.size, alignment);
     }
     return offsets;
   }
@@ -45,14 +44,17 @@ struct OneBlockPerTensor {
 struct GreedyBySize {
   static constexpr std::string_view name = "greedy-by-size";
   static constexpr std::vector<std::uint64_t> place(std::span<const BufferRequest> requests, std::uint64_t alignment) {
-    std::vector<std::size_t> order(requests.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    // Vectors grow by push_back: Clang 14 cannot evaluate libstdc++'s sized constructors of
+    // trivial types in constant expressions.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < requests.size(); ++i) order.push_back(i);
     std::ranges::sort(order, [&](std::size_t a, std::size_t b) {
       if (requests[a].size != requests[b].size) return requests[a].size > requests[b].size;
       if (requests[a].first_use != requests[b].first_use) return requests[a].first_use < requests[b].first_use;
       return a < b;
     });
-    std::vector<std::uint64_t> offsets(requests.size(), 0);
+    std::vector<std::uint64_t> offsets;
+    for (std::size_t i = 0; i < requests.size(); ++i) offsets.push_back(0);
     std::vector<std::size_t> placed;
     struct Interval {
       std::uint64_t begin, end;
