@@ -8,5 +8,6 @@
 #include "kiln/graph/network.hpp"
 #include "kiln/memory/planners.hpp"
 #include "kiln/optimizer/optimizer.hpp"
+#include "kiln/runtime/arena_tensors.hpp"
 #include "kiln/runtime/runtime.hpp"
 #include "kiln/backends/ref/ref_backend.hpp"

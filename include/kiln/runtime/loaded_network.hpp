@@ -11,6 +11,7 @@
 
 #include "kiln/memory/arena.hpp"
 #include "kiln/optimizer/optimizer.hpp"
+#include "kiln/runtime/arena_tensors.hpp"
 #include "kiln/runtime/load_options.hpp"
 
 namespace kiln::detail {
@@ -114,17 +115,14 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
   loaded->alignment_ = std::max({Bs::alignment...});
   for (const Layer& layer : network.layers()) loaded->layer_names_.push_back(layer.name);
 
-  // Tensor table: every output of every executed layer; constants get storage now, the others a
-  // lifetime from the first to the last step that touches them.
+  // Tensor table: every output of every executed layer. Constants get their storage now.
   std::vector<std::vector<std::size_t>> slot_of(network.num_layers());
-  std::vector<BufferRequest> requests;
-  std::vector<std::size_t> request_tensor;
   const auto order = optimized.execution_order();
-  for (std::uint32_t step = 0; step < order.size(); ++step) {
-    const Layer& layer = network.layer(order[step]);
+  for (LayerId id : order) {
+    const Layer& layer = network.layer(id);
     const auto* constant = layer.params_if<ops::Constant>();
     for (const TensorInfo& info : layer.outputs) {
-      slot_of[order[step]].push_back(loaded->tensors_.size());
+      slot_of[id].push_back(loaded->tensors_.size());
       TensorSlot slot{info};
       if (constant) {
         AlignedBuffer storage(constant->data.size(), loaded->alignment_);
@@ -138,27 +136,24 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
         slot.data = storage.data();
         loaded->memory_.constant_bytes += constant->data.size();
         loaded->constants_.push_back(std::move(storage));
-      } else {
-        request_tensor.push_back(loaded->tensors_.size());
-        requests.push_back({info.num_bytes(), step, step});
       }
       loaded->tensors_.push_back(std::move(slot));
     }
   }
-  std::vector<std::size_t> request_of(loaded->tensors_.size(), requests.size());
-  for (std::size_t r = 0; r < request_tensor.size(); ++r) request_of[request_tensor[r]] = r;
+  // The others live in the arena.
+  std::vector<BufferRequest> requests;
+  std::vector<std::size_t> request_tensor;
+  for (const ArenaTensor& tensor : arena_tensors(network)) {
+    requests.push_back(tensor.request);
+    request_tensor.push_back(slot_of[tensor.slot.layer][tensor.slot.index]);
+  }
 
-  for (std::uint32_t step = 0; step < order.size(); ++step) {
-    const LayerId id = order[step];
+  for (const LayerId id : order) {
     const Layer& layer = network.layer(id);
     Step entry;
     entry.kind = Step::Kind::Compute;
     entry.layer = id;
-    for (const auto& input : layer.inputs) {
-      const std::size_t tensor = slot_of[input->layer][input->index];
-      entry.inputs.push_back(tensor);
-      if (request_of[tensor] < requests.size()) requests[request_of[tensor]].last_use = step;
-    }
+    for (const auto& input : layer.inputs) entry.inputs.push_back(slot_of[input->layer][input->index]);
     entry.outputs = slot_of[id];
     Status status = std::visit(
         [&]<class P>(const P& descriptor) -> Status {
