@@ -26,9 +26,9 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d matches PyTorch conv2d", "[ops][convoluti
   for (const auto& c : load_fixtures("convolution2d")) {
     SECTION(c.name) {
       ops::Convolution2d::Params p;
-      p.stride = {c.u32("stride", 0), c.u32("stride", 1)};
-      p.dilation = {c.u32("dilation", 0), c.u32("dilation", 1)};
-      p.padding = {c.u32("padding", 0), c.u32("padding", 1), c.u32("padding", 2), c.u32("padding", 3)};
+      p.stride = c.size2d("stride");
+      p.dilation = c.size2d("dilation");
+      p.padding = c.padding("padding");
       p.groups = c.u32("groups");
       std::vector<TestTensor> inputs = {c.tensor("input"), c.tensor("weights").as_constant()};
       if (c.has("bias")) inputs.push_back(c.tensor("bias").as_constant());

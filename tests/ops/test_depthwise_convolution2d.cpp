@@ -18,9 +18,9 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches PyTorch grouped conv2d",
   for (const auto& c : load_fixtures("depthwise_convolution2d")) {
     SECTION(c.name) {
       ops::DepthwiseConvolution2d::Params p;
-      p.stride = {c.u32("stride", 0), c.u32("stride", 1)};
-      p.dilation = {c.u32("dilation", 0), c.u32("dilation", 1)};
-      p.padding = {c.u32("padding", 0), c.u32("padding", 1), c.u32("padding", 2), c.u32("padding", 3)};
+      p.stride = c.size2d("stride");
+      p.dilation = c.size2d("dilation");
+      p.padding = c.padding("padding");
       check_op<ops::DepthwiseConvolution2d, TestType>(
           p, {c.tensor("input"), c.tensor("weights").as_constant(), c.tensor("bias").as_constant()},
           {c.tensor("output")}, 1e-5, 1e-5);

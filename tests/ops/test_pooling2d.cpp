@@ -21,9 +21,9 @@ TEMPLATE_LIST_TEST_CASE("Pooling2d matches PyTorch pooling", "[ops][pooling2d]",
     SECTION(c.name) {
       ops::Pooling2d::Params p;
       p.kind = c.u32("kind") == 0 ? ops::PoolingKind::Max : ops::PoolingKind::Average;
-      p.window = {c.u32("window", 0), c.u32("window", 1)};
-      p.stride = {c.u32("stride", 0), c.u32("stride", 1)};
-      p.padding = {c.u32("padding", 0), c.u32("padding", 1), c.u32("padding", 2), c.u32("padding", 3)};
+      p.window = c.size2d("window");
+      p.stride = c.size2d("stride");
+      p.padding = c.padding("padding");
       p.count_include_pad = c.flag("count_include_pad");
       p.ceil_mode = c.flag("ceil_mode");
       p.global = c.flag("global_");

@@ -19,9 +19,9 @@ TEMPLATE_LIST_TEST_CASE("TransposeConvolution2d matches PyTorch conv_transpose2d
   for (const auto& c : load_fixtures("transpose_convolution2d")) {
     SECTION(c.name) {
       ops::TransposeConvolution2d::Params p;
-      p.stride = {c.u32("stride", 0), c.u32("stride", 1)};
-      p.padding = {c.u32("padding", 0), c.u32("padding", 1), c.u32("padding", 2), c.u32("padding", 3)};
-      p.output_padding = {c.u32("output_padding", 0), c.u32("output_padding", 1)};
+      p.stride = c.size2d("stride");
+      p.padding = c.padding("padding");
+      p.output_padding = c.size2d("output_padding");
       std::vector<TestTensor> inputs = {c.tensor("input"), c.tensor("weights").as_constant()};
       if (c.has("bias")) inputs.push_back(c.tensor("bias").as_constant());
       check_op<ops::TransposeConvolution2d, TestType>(p, inputs, {c.tensor("output")}, 1e-5, 1e-5);

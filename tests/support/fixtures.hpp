@@ -42,6 +42,8 @@ struct FixtureCase {
     for (double v : values(key)) out.push_back(static_cast<T>(v));
     return out;
   }
+  ops::Size2d size2d(const std::string& key) const { return {u32(key, 0), u32(key, 1)}; }
+  ops::Padding2d padding(const std::string& key) const { return {u32(key, 0), u32(key, 1), u32(key, 2), u32(key, 3)}; }
   bool has(const std::string& key) const { return tensors.count(key) != 0; }
   const TestTensor& tensor(const std::string& key) const {
     auto it = tensors.find(key);

@@ -87,9 +87,10 @@ class [[nodiscard]] Expected {
   constexpr bool has_value() const noexcept { return storage_.index() == 0; }
   constexpr explicit operator bool() const noexcept { return has_value(); }
 
-  constexpr T& value() & { return *std::get_if<0>(&storage_); }
-  constexpr const T& value() const& { return *std::get_if<0>(&storage_); }
-  constexpr T&& value() && { return std::move(*std::get_if<0>(&storage_)); }
+  /// The value; only call when has_value() (checked by assert in debug builds).
+  constexpr T& value() & { assert(has_value()); return *std::get_if<0>(&storage_); }
+  constexpr const T& value() const& { assert(has_value()); return *std::get_if<0>(&storage_); }
+  constexpr T&& value() && { assert(has_value()); return std::move(*std::get_if<0>(&storage_)); }
   constexpr T& operator*() & { return value(); }
   constexpr const T& operator*() const& { return value(); }
   constexpr T&& operator*() && { return std::move(*this).value(); }
