@@ -13,19 +13,18 @@
 
 namespace {
 
-template <kiln::MemoryStrategy S>
-void report(const char* network, const std::vector<kiln::BufferRequest>& requests) {
+void report(const char* network, const kiln::MemoryPlanner& planner, const std::vector<kiln::BufferRequest>& requests) {
   constexpr std::uint64_t alignment = kiln::RefBackend::alignment;
   std::vector<double> micros;
   kiln::MemoryPlan plan;
   for (int run = 0; run < 21; ++run) {
     const auto start = std::chrono::steady_clock::now();
-    plan = kiln::plan_memory<S>(requests, alignment);
+    plan = planner.plan(requests, alignment);
     micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
   }
   std::ranges::sort(micros);
   const bool valid = kiln::validate_plan(requests, plan, alignment).is_ok();
-  std::printf("%-16s %-22s %8zu %14llu %14llu %8.3f %12.1f %s\n", network, std::string(S::name).c_str(), requests.size(),
+  std::printf("%-16s %-22s %8zu %14llu %14llu %8.3f %12.1f %s\n", network, std::string(planner.name).c_str(), requests.size(),
               static_cast<unsigned long long>(plan.arena_size), static_cast<unsigned long long>(plan.lower_bound),
               double(plan.arena_size) / double(plan.lower_bound), micros[micros.size() / 2], valid ? "valid" : "INVALID");
 }
@@ -50,8 +49,7 @@ int main() {
     }
     std::vector<kiln::BufferRequest> requests;
     for (const auto& tensor : kiln::arena_tensors(c.network)) requests.push_back(tensor.request);
-    report<kiln::OneBlockPerTensor>(c.name, requests);
-    report<kiln::GreedyBySize>(c.name, requests);
+    for (const kiln::MemoryPlanner& planner : kiln::builtin_memory_planners) report(c.name, planner, requests);
   }
   return 0;
 }

@@ -106,8 +106,12 @@ TEST_CASE("Random interval sets: every plan validates and respects the bounds", 
     INFO("trial " << trial << ", " << count << " buffers");
     const MemoryPlan linear = plan_memory<OneBlockPerTensor>(requests, alignment);
     const MemoryPlan greedy = plan_memory<GreedyBySize>(requests, alignment);
+    const MemoryPlan breadth = plan_memory<GreedyByBreadth>(requests, alignment);
     REQUIRE(validate_plan(requests, linear, alignment));
     REQUIRE(validate_plan(requests, greedy, alignment));
+    REQUIRE(validate_plan(requests, breadth, alignment));
+    CHECK(breadth.arena_size >= breadth.lower_bound);
+    CHECK(breadth.arena_size <= linear.arena_size);
     CHECK(greedy.arena_size >= greedy.lower_bound);
     CHECK(greedy.arena_size <= linear.arena_size);
     CHECK(linear.lower_bound == greedy.lower_bound);
@@ -117,8 +121,22 @@ TEST_CASE("Random interval sets: every plan validates and respects the bounds", 
   }
 }
 
-TEST_CASE("Strategies can be chosen by value", "[memory]") {
-  CHECK(to_string(MemoryStrategyKind::GreedyBySize) == "greedy-by-size");
-  CHECK(plan_memory(MemoryStrategyKind::OneBlockPerTensor, chain, 64).arena_size == 2816);
-  CHECK(plan_memory(MemoryStrategyKind::GreedyBySize, chain, 64).arena_size == 1536);
+TEST_CASE("Strategies can be chosen by type or by name", "[memory]") {
+  CHECK(MemoryPlanner::of<GreedyBySize>().name == "greedy-by-size");
+  auto by_name = memory_planner_by_name("one-block-per-tensor");
+  REQUIRE(by_name);
+  CHECK(by_name->plan(chain, 64).arena_size == 2816);
+  CHECK(memory_planner_by_name("greedy-by-breadth")->plan(chain, 64).arena_size == 1536);
+  CHECK(memory_planner_by_name("best").status().message() ==
+        "memory strategy 'best' does not exist; kiln has one-block-per-tensor, greedy-by-size, greedy-by-breadth");
+}
+
+TEST_CASE("Greedy by breadth packs the widest step first", "[memory]") {
+  // Step 1 is the widest (A, B, C live); its buffers are placed first, largest first: B, A, C.
+  const BufferRequest requests[] = {{256, 0, 1}, {512, 1, 2}, {128, 1, 1}, {640, 3, 3}};
+  const MemoryPlan plan = plan_memory<GreedyByBreadth>(requests, 64);
+  REQUIRE(validate_plan(requests, plan, 64));
+  CHECK(plan.offsets == std::vector<std::uint64_t>{512, 0, 768, 0});
+  CHECK(plan.arena_size == 896);
+  CHECK(plan.lower_bound == 896);
 }

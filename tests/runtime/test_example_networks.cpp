@@ -16,13 +16,13 @@ struct Outcome {
   MemorySummary memory;
 };
 
-Outcome run_on_ref(Network net, MemoryStrategyKind strategy = MemoryStrategyKind::GreedyBySize) {
+Outcome run_on_ref(Network net, MemoryPlanner planner = MemoryPlanner::of<GreedyBySize>()) {
   auto optimized = optimize<RefBackend>(std::move(net));
   REQUIRE(optimized);
   for (LayerId id : optimized->execution_order())
     if (optimized->backend_index(id) != OptimizedNetwork<RefBackend>::no_backend) CHECK(optimized->backend_id(id) == "CpuRef");
   Runtime<RefBackend> runtime;
-  auto id = runtime.load(*optimized, {strategy});
+  auto id = runtime.load(*optimized, {planner});
   REQUIRE(id);
   const TensorInfo in_info = *runtime.input_info(*id, 0), out_info = *runtime.output_info(*id, 0);
   std::vector<float> input = examples::WeightGenerator(7).values(in_info.num_elements(), 1.0f);
@@ -47,7 +47,7 @@ TEST_CASE("The example networks run on RefBackend and plan memory at the lower b
       INFO("arena " << greedy.memory.arena_bytes << " lower bound " << greedy.memory.lower_bound_bytes);
       CHECK(double(greedy.memory.arena_bytes) <= 1.05 * double(greedy.memory.lower_bound_bytes));
       CHECK(greedy.memory.arena_bytes < greedy.memory.unplanned_bytes);
-      const Outcome linear = run_on_ref(build(), MemoryStrategyKind::OneBlockPerTensor);
+      const Outcome linear = run_on_ref(build(), MemoryPlanner::of<OneBlockPerTensor>());
       CHECK(linear.output == greedy.output);
     }
   }

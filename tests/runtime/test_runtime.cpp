@@ -138,8 +138,8 @@ TEST_CASE("Both memory strategies give the same results; greedy uses less", "[ru
     net.add_output(0, x, "y");
     return net;
   };
-  const NetworkId greedy = load(runtime, chain(), {MemoryStrategyKind::GreedyBySize});
-  const NetworkId linear = load(runtime, chain(), {MemoryStrategyKind::OneBlockPerTensor});
+  const NetworkId greedy = load(runtime, chain(), {MemoryPlanner::of<GreedyBySize>()});
+  const NetworkId linear = load(runtime, chain(), {MemoryPlanner::of<OneBlockPerTensor>()});
   std::vector<float> x(64, -64.0f), y1(64), y2(64);
   const InputBinding in[] = {{0, {{{64}}, x.data()}}};
   const OutputBinding out1[] = {{0, {{{64}}, y1.data()}}};

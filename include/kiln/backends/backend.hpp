@@ -15,6 +15,13 @@ struct HostMemory {
   static constexpr std::string_view name = "host";
 };
 
+/// What a backend can do beyond running workloads, stated at compile time as
+/// `static constexpr BackendCapabilities capabilities{...}` (all true when a backend says nothing).
+struct BackendCapabilities {
+  bool async_execution = true;  ///< workloads may run concurrently on different working memories
+  bool profiling = true;        ///< per-workload timing is meaningful
+};
+
 /// A backend policy type (see docs/architecture.md, "Adding a backend").
 ///
 /// \code
@@ -35,6 +42,14 @@ concept Backend = requires {
   { B::id } -> std::convertible_to<std::string_view>;
   { B::alignment } -> std::convertible_to<std::size_t>;
   { B::available() } -> std::same_as<bool>;
-} && std::default_initializable<typename B::context> && (B::alignment > 0) && ((B::alignment & (B::alignment - 1)) == 0);
+} && std::default_initializable<typename B::context>
+    && (!requires { B::capabilities; } || requires { { B::capabilities } -> std::convertible_to<BackendCapabilities>; }) && (B::alignment > 0) && ((B::alignment & (B::alignment - 1)) == 0);
+
+/// The capabilities a backend states, or the defaults.
+template <class B>
+constexpr BackendCapabilities capabilities_of() {
+  if constexpr (requires { B::capabilities; }) return B::capabilities;
+  else return {};
+}
 
 }  // namespace kiln

@@ -1,31 +1,38 @@
 // SPDX-License-Identifier: Apache-2.0
-// AlignedBuffer: an owned, aligned block of host memory (arenas and constant storage).
+// AlignedBuffer: an owned, aligned block of memory from an allocator (arenas and constant storage).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <utility>
+
+#include "kiln/memory/allocator.hpp"
 
 namespace kiln {
 
-/// Owns `size` bytes aligned to `alignment`, or nothing when allocation failed (check data()).
+/// Owns `size` bytes aligned to `alignment` from `allocator`, or nothing when allocation failed
+/// (check data(); a zero-byte buffer has no data either).
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
-  AlignedBuffer(std::uint64_t size, std::size_t alignment) : size_(size), alignment_(alignment) {
+  AlignedBuffer(std::uint64_t size, std::size_t alignment, detail::ErasedAllocator allocator = {})
+      : size_(size), alignment_(alignment), allocator_(allocator) {
     if (size == 0) return;
-    data_ = static_cast<std::byte*>(::operator new(static_cast<std::size_t>(size), std::align_val_t{alignment}, std::nothrow));
+    data_ = static_cast<std::byte*>(allocator_.allocate(static_cast<std::size_t>(size), alignment));
     if (data_ == nullptr) size_ = 0;
   }
   AlignedBuffer(AlignedBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), alignment_(other.alignment_) {}
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        alignment_(other.alignment_),
+        allocator_(other.allocator_) {}
   AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
     if (this != &other) {
       release();
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
       alignment_ = other.alignment_;
+      allocator_ = other.allocator_;
     }
     return *this;
   }
@@ -35,16 +42,18 @@ class AlignedBuffer {
 
   std::byte* data() const noexcept { return data_; }
   std::uint64_t size() const noexcept { return size_; }
-
- private:
+  /// Returns the memory to the allocator now.
   void release() noexcept {
-    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{alignment_}, std::nothrow);
+    if (data_ != nullptr) allocator_.deallocate(data_, static_cast<std::size_t>(size_), alignment_);
     data_ = nullptr;
+    size_ = 0;
   }
 
+ private:
   std::byte* data_ = nullptr;
   std::uint64_t size_ = 0;
   std::size_t alignment_ = 1;
+  detail::ErasedAllocator allocator_;
 };
 
 }  // namespace kiln

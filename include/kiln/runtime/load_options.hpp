@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// LoadOptions and the read-only facts a Runtime reports about itself and its networks.
+// LoadOptions, RuntimeOptions, and the read-only facts a Runtime reports about itself and its networks.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
+#include "kiln/backends/backend.hpp"
+#include "kiln/core/tensor.hpp"
+#include "kiln/graph/layer.hpp"
+#include "kiln/memory/allocator.hpp"
 #include "kiln/memory/planners.hpp"
 
 namespace kiln {
@@ -13,9 +18,37 @@ namespace kiln {
 /// Identifies a network loaded into a Runtime.
 using NetworkId = int;
 
-/// How Runtime::load prepares a network.
+/// What the debug callback sees after a layer ran: one call per output of the layer.
+struct DebugEvent {
+  LayerId layer = 0;
+  std::string_view layer_name;
+  std::string_view op;
+  std::string_view backend;
+  std::uint32_t output_index = 0;
+  ConstTensor tensor;  ///< valid only during the call
+};
+
+/// How Runtime::load prepares a network (Arm NN INetworkProperties and more).
 struct LoadOptions {
-  MemoryStrategyKind memory_strategy = MemoryStrategyKind::GreedyBySize;
+  /// How intermediate tensors are placed: MemoryPlanner::of<S>() for any strategy type S, or
+  /// memory_planner_by_name("greedy-by-breadth").
+  MemoryPlanner memory_planner = MemoryPlanner::of<GreedyBySize>();
+  /// Executed with Runtime::execute and working-memory handles (several at once) instead of
+  /// Runtime::enqueue. Every backend the network uses must support it.
+  bool async_execution = false;
+  /// Records load time, each layer's time and each inference's time (Runtime::profile).
+  bool profiling = false;
+  /// Called after every layer with each of its outputs, when set (slows execution down).
+  std::function<void(const DebugEvent&)> debug_callback;
+};
+
+/// How a Runtime manages memory across its networks.
+struct RuntimeOptions {
+  /// Where host memory (arenas, constants) comes from; default: aligned operator new.
+  AllocatorRef<HostMemory> host_allocator;
+  /// When enqueue switches from one network to another, free the previous network's working
+  /// memory (reallocated at its next enqueue), as Arm NN does. Trades speed for peak memory.
+  bool release_working_memory_on_switch = false;
 };
 
 /// The memory a loaded network planned for its intermediate tensors.
@@ -33,6 +66,7 @@ struct BackendInfo {
   std::string_view id;
   std::string_view memory;
   bool available = false;
+  BackendCapabilities capabilities;
 };
 
 /// The backends a Runtime was built with, in preference order (Arm NN IDeviceSpec).

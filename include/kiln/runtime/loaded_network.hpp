@@ -2,6 +2,7 @@
 // LoadedNetwork: a network ready to execute — planned memory, prepared constants, one workload per layer.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -13,6 +14,7 @@
 #include "kiln/optimizer/optimizer.hpp"
 #include "kiln/runtime/arena_tensors.hpp"
 #include "kiln/runtime/load_options.hpp"
+#include "kiln/runtime/profile.hpp"
 
 namespace kiln::detail {
 
@@ -61,59 +63,104 @@ struct Step {
   BindingId binding = 0;
   ErasedWorkload workload;
   void* context = nullptr;
-  std::vector<std::size_t> inputs;   ///< indices into the tensor table
+  std::string_view backend;
+  std::vector<std::size_t> inputs;  ///< indices into the tensor table
   std::vector<std::size_t> outputs;
 };
 
-/// The per-inference state of a network: its arena and the tensor views bound into it.
+/// The per-inference state of a network: its arena and the tensor views bound into it. Allocated
+/// on first use, released on request; one inference at a time uses it.
 struct WorkingMemory {
   AlignedBuffer arena;
   std::vector<std::vector<ConstTensor>> inputs;  ///< per step
   std::vector<std::vector<Tensor>> outputs;      ///< per step
+  bool allocated = false;
 };
 
-/// A loaded network. Immutable after load except for its working memory, which `mutex` guards.
+/// A loaded network. Everything but the working memory of the synchronous path and the recorded
+/// profile is immutable after load, so any number of working memories may execute it at once.
 class LoadedNetwork {
  public:
   template <Backend... Bs>
   static Expected<std::shared_ptr<LoadedNetwork>> load(const OptimizedNetwork<Bs...>& optimized,
                                                        std::tuple<typename Bs::context...>& contexts,
-                                                       const LoadOptions& options);
+                                                       LoadOptions options, detail::ErasedAllocator allocator);
 
-  Status execute(std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs);
+  /// Runs one inference on `memory`, allocating it first if needed.
+  Status execute(WorkingMemory& memory, std::span<const InputBinding> inputs,
+                 std::span<const OutputBinding> outputs) const;
+  /// The synchronous path: one inference at a time on the network's own working memory.
+  Status enqueue(std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs) {
+    std::lock_guard lock(mutex_);
+    return execute(own_memory_, inputs, outputs);
+  }
+  /// Frees the synchronous path's working memory unless an inference is using it.
+  void release_own_memory() {
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (lock.owns_lock()) release(own_memory_);
+  }
 
+  Status allocate(WorkingMemory& memory) const;
+  void release(WorkingMemory& memory) const {
+    memory.arena.release();
+    memory.inputs.clear();
+    memory.outputs.clear();
+    memory.allocated = false;
+  }
+
+  bool async_execution() const noexcept { return options_.async_execution; }
+  Profile profile() const {
+    std::lock_guard lock(profile_mutex_);
+    return profile_;
+  }
   Expected<TensorInfo> input_info(BindingId id) const { return binding_info(Step::Kind::Input, id); }
   Expected<TensorInfo> output_info(BindingId id) const { return binding_info(Step::Kind::Output, id); }
   const MemorySummary& memory_summary() const noexcept { return memory_; }
-  std::span<const BindingId> input_bindings() const noexcept { return input_bindings_; }
-  std::span<const BindingId> output_bindings() const noexcept { return output_bindings_; }
 
  private:
+  using Clock = std::chrono::steady_clock;
+
   Expected<TensorInfo> binding_info(Step::Kind kind, BindingId id) const;
-  Status bind(WorkingMemory& memory) const;
   template <class Binding>
   Status check_bindings(std::span<const Binding> given, Step::Kind kind) const;
+  template <bool Profiled>
+  Status run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
+                   InferenceTiming* timing) const;
+  static double micros(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::micro>(to - from).count();
+  }
 
   std::vector<std::string> layer_names_;
+  std::vector<std::string_view> layer_ops_;
   std::vector<TensorSlot> tensors_;
   std::vector<AlignedBuffer> constants_;
   std::vector<Step> steps_;
   std::vector<BindingId> input_bindings_, output_bindings_;
   MemorySummary memory_;
   std::size_t alignment_ = 64;
+  LoadOptions options_;
+  detail::ErasedAllocator allocator_;
+  Clock::time_point loaded_at_;
 
+  mutable std::mutex profile_mutex_;
+  mutable Profile profile_;
   std::mutex mutex_;
-  WorkingMemory working_memory_;
+  WorkingMemory own_memory_;
 };
 
 template <Backend... Bs>
 Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetwork<Bs...>& optimized,
                                                              std::tuple<typename Bs::context...>& contexts,
-                                                             const LoadOptions& options) {
+                                                             LoadOptions options, detail::ErasedAllocator allocator) {
+  const auto load_start = Clock::now();
   const Network& network = optimized.network();
   auto loaded = std::make_shared<LoadedNetwork>();
   loaded->alignment_ = std::max({Bs::alignment...});
-  for (const Layer& layer : network.layers()) loaded->layer_names_.push_back(layer.name);
+  loaded->allocator_ = allocator;
+  for (const Layer& layer : network.layers()) {
+    loaded->layer_names_.push_back(layer.name);
+    loaded->layer_ops_.push_back(layer.op_name());
+  }
 
   // Tensor table: every output of every executed layer. Constants get their storage now.
   std::vector<std::vector<std::size_t>> slot_of(network.num_layers());
@@ -125,7 +172,7 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
       slot_of[id].push_back(loaded->tensors_.size());
       TensorSlot slot{info};
       if (constant) {
-        AlignedBuffer storage(constant->data.size(), loaded->alignment_);
+        AlignedBuffer storage(constant->data.size(), loaded->alignment_, allocator);
         if (!constant->data.empty()) {
           if (storage.data() == nullptr)
             return Status::error(ErrorCode::OutOfMemory, "cannot allocate ", constant->data.size(),
@@ -151,7 +198,6 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
   for (const LayerId id : order) {
     const Layer& layer = network.layer(id);
     Step entry;
-    entry.kind = Step::Kind::Compute;
     entry.layer = id;
     for (const auto& input : layer.inputs) entry.inputs.push_back(slot_of[input->layer][input->index]);
     entry.outputs = slot_of[id];
@@ -169,37 +215,49 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
           } else if constexpr (!ops::is_structural_v<Op>) {
             const LayerInputs inputs(network, layer);
             const WorkloadInfo<Op> info = inputs.info_for<Op>(layer, descriptor.value);
+            Status capable;
             visit_backend<Bs...>(optimized.backend_index(id), [&]<class B>(std::type_identity<B>) {
               if constexpr (supports_v<Op, B>) {
+                constexpr BackendCapabilities capabilities = capabilities_of<B>();
+                if (options.async_execution && !capabilities.async_execution)
+                  capable = Status::error(ErrorCode::Unsupported, "backend ", B::id,
+                                          " cannot execute asynchronously; load without async_execution");
+                if (options.profiling && !capabilities.profiling)
+                  capable = Status::error(ErrorCode::Unsupported, "backend ", B::id,
+                                          " cannot profile its workloads; load without profiling");
                 using W = workload_t<Op, B>;
                 entry.workload = ErasedWorkload::make<W, typename B::context>(W(info));
                 entry.context = &std::get<typename B::context>(contexts);
+                entry.backend = B::id;
               }
             });
+            return capable;
           }
           return Status::ok();
         },
         layer.descriptor);
     if (!status) return status.with_context(layer.describe());
-    if (entry.kind != Step::Kind::Compute || !layer.is<ops::Constant>()) loaded->steps_.push_back(std::move(entry));
+    if (!layer.is<ops::Constant>()) loaded->steps_.push_back(std::move(entry));
   }
 
-  const MemoryPlan plan = plan_memory(options.memory_strategy, requests, loaded->alignment_);
+  const MemoryPlan plan = options.memory_planner.plan(requests, loaded->alignment_);
   if (auto valid = validate_plan(requests, plan, loaded->alignment_); !valid)
-    return valid.with_context("memory plan");
+    return valid.with_context(detail::str_cat("memory plan of strategy '", options.memory_planner.name, "'"));
   for (std::size_t r = 0; r < requests.size(); ++r) loaded->tensors_[request_tensor[r]].offset = plan.offsets[r];
-  loaded->memory_.strategy = to_string(options.memory_strategy);
+  loaded->memory_.strategy = options.memory_planner.name;
   loaded->memory_.tensors = requests.size();
   loaded->memory_.arena_bytes = plan.arena_size;
   loaded->memory_.lower_bound_bytes = plan.lower_bound;
   loaded->memory_.unplanned_bytes = plan_memory<OneBlockPerTensor>(requests, loaded->alignment_).arena_size;
-
-  if (auto bound = loaded->bind(loaded->working_memory_); !bound) return bound;
+  loaded->options_ = std::move(options);
+  loaded->loaded_at_ = Clock::now();
+  loaded->profile_.load_us = micros(load_start, loaded->loaded_at_);
   return loaded;
 }
 
-inline Status LoadedNetwork::bind(WorkingMemory& memory) const {
-  memory.arena = AlignedBuffer(memory_.arena_bytes, alignment_);
+inline Status LoadedNetwork::allocate(WorkingMemory& memory) const {
+  if (memory.allocated) return Status::ok();
+  memory.arena = AlignedBuffer(memory_.arena_bytes, alignment_, allocator_);
   if (memory_.arena_bytes != 0 && memory.arena.data() == nullptr)
     return Status::error(ErrorCode::OutOfMemory, "cannot allocate the ", memory_.arena_bytes, "-byte arena");
   auto address = [&](const TensorSlot& slot) {
@@ -211,6 +269,7 @@ inline Status LoadedNetwork::bind(WorkingMemory& memory) const {
     for (std::size_t t : steps_[s].inputs) memory.inputs[s].push_back({tensors_[t].info, address(tensors_[t])});
     for (std::size_t t : steps_[s].outputs) memory.outputs[s].push_back({tensors_[t].info, address(tensors_[t])});
   }
+  memory.allocated = true;
   return Status::ok();
 }
 
@@ -233,7 +292,8 @@ Status LoadedNetwork::check_bindings(std::span<const Binding> given, Step::Kind 
     auto info = binding_info(kind, given[i].id);
     if (!info) return info.status();
     for (std::size_t j = 0; j < i; ++j)
-      if (given[j].id == given[i].id) return Status::error(ErrorCode::InvalidArgument, what, " binding ", given[i].id, " is given twice");
+      if (given[j].id == given[i].id)
+        return Status::error(ErrorCode::InvalidArgument, what, " binding ", given[i].id, " is given twice");
     const auto& tensor = given[i].tensor;
     if (tensor.info.type != info->type || tensor.info.shape != info->shape)
       return Status::error(ErrorCode::InvalidArgument, what, " binding ", given[i].id, " expects ", info->to_string(),
@@ -249,11 +309,10 @@ Status LoadedNetwork::check_bindings(std::span<const Binding> given, Step::Kind 
   return Status::ok();
 }
 
-inline Status LoadedNetwork::execute(std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs) {
-  if (auto s = check_bindings(inputs, Step::Kind::Input); !s) return s;
-  if (auto s = check_bindings(outputs, Step::Kind::Output); !s) return s;
-  std::lock_guard lock(mutex_);
-  WorkingMemory& memory = working_memory_;
+template <bool Profiled>
+Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs,
+                                std::span<const OutputBinding> outputs, InferenceTiming* timing) const {
+  const auto start = Clock::now();
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     switch (step.kind) {
@@ -267,13 +326,38 @@ inline Status LoadedNetwork::execute(std::span<const InputBinding> inputs, std::
           if (b.id == step.binding && b.tensor.info.num_bytes() != 0)
             std::memcpy(b.tensor.data, memory.inputs[s][0].data, b.tensor.info.num_bytes());
         break;
-      case Step::Kind::Compute:
+      case Step::Kind::Compute: {
+        const auto layer_start = Profiled ? Clock::now() : Clock::time_point{};
         if (auto status = step.workload.run(memory.inputs[s], memory.outputs[s], step.context); !status)
           return status.with_context(detail::str_cat("layer '", layer_names_[step.layer], "'"));
+        if constexpr (Profiled)
+          timing->layers.push_back({layer_names_[step.layer], layer_ops_[step.layer], step.backend,
+                                    micros(start, layer_start), micros(layer_start, Clock::now())});
+        if (options_.debug_callback)
+          for (std::uint32_t i = 0; i < memory.outputs[s].size(); ++i)
+            options_.debug_callback(DebugEvent{step.layer, layer_names_[step.layer], layer_ops_[step.layer], step.backend,
+                                               i, {memory.outputs[s][i].info, memory.outputs[s][i].data}});
         break;
+      }
     }
   }
   return Status::ok();
+}
+
+inline Status LoadedNetwork::execute(WorkingMemory& memory, std::span<const InputBinding> inputs,
+                                     std::span<const OutputBinding> outputs) const {
+  if (auto s = check_bindings(inputs, Step::Kind::Input); !s) return s;
+  if (auto s = check_bindings(outputs, Step::Kind::Output); !s) return s;
+  if (auto s = allocate(memory); !s) return s;
+  if (!options_.profiling) return run_steps<false>(memory, inputs, outputs, nullptr);
+  InferenceTiming timing;
+  const auto start = Clock::now();
+  timing.start_us = micros(loaded_at_, start);
+  Status status = run_steps<true>(memory, inputs, outputs, &timing);
+  timing.duration_us = micros(start, Clock::now());
+  std::lock_guard lock(profile_mutex_);
+  profile_.inferences.push_back(std::move(timing));
+  return status;
 }
 
 }  // namespace kiln::detail

@@ -5,9 +5,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "kiln/runtime/loaded_network.hpp"
+#include "kiln/runtime/working_mem_handle.hpp"
 
 namespace kiln {
 
@@ -34,29 +36,93 @@ class Runtime {
  public:
   using OptimizedNetworkType = OptimizedNetwork<Backends...>;
 
-  /// Loads a network: plans its memory, prepares its constants and creates its workloads.
-  Expected<NetworkId> load(const OptimizedNetworkType& network, const LoadOptions& options = {}) {
-    auto loaded = detail::LoadedNetwork::load<Backends...>(network, contexts_, options);
+  explicit Runtime(RuntimeOptions options = {}) : options_(options) {}
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /// Loads a network: plans its memory, prepares its constants and creates its workloads. Each
+  /// backend context with a `before_load(const Network&) -> Status` or `after_load(NetworkId)`
+  /// member is told (a failing before_load cancels the load).
+  Expected<NetworkId> load(const OptimizedNetworkType& network, LoadOptions options = {}) {
+    Status ready;
+    for_each_context([&](auto& context) {
+      if constexpr (requires { { context.before_load(network.network()) } -> std::same_as<Status>; })
+        if (ready) ready = context.before_load(network.network());
+    });
+    if (!ready) return ready;
+    auto loaded = detail::LoadedNetwork::load<Backends...>(network, contexts_, std::move(options), options_.host_allocator);
     if (!loaded) return loaded.status();
-    std::lock_guard lock(mutex_);
-    const NetworkId id = next_id_++;
-    networks_.emplace(id, std::move(*loaded));
+    NetworkId id;
+    {
+      std::lock_guard lock(mutex_);
+      id = next_id_++;
+      networks_.emplace(id, std::move(*loaded));
+    }
+    for_each_context([&](auto& context) {
+      if constexpr (requires { context.after_load(id); }) context.after_load(id);
+    });
     return id;
   }
 
-  /// Unloads a network; its memory is freed once no execution uses it any more.
+  /// Unloads a network; its memory is freed once no execution uses it any more. Backend contexts
+  /// with `before_unload(NetworkId)` / `after_unload(NetworkId)` members are told.
   Status unload(NetworkId id) {
-    std::lock_guard lock(mutex_);
-    if (networks_.erase(id) == 0) return unknown(id);
+    if (auto network = find(id); !network) return network.status();
+    for_each_context([&](auto& context) {
+      if constexpr (requires { context.before_unload(id); }) context.before_unload(id);
+    });
+    {
+      std::lock_guard lock(mutex_);
+      if (networks_.erase(id) == 0) return unknown(id);
+      if (last_enqueued_ == id) last_enqueued_.reset();
+    }
+    for_each_context([&](auto& context) {
+      if constexpr (requires { context.after_unload(id); }) context.after_unload(id);
+    });
     return Status::ok();
   }
 
   /// Runs one inference synchronously: copies the inputs in, executes every layer, copies the
-  /// outputs out. Every input and output binding must be given exactly once.
+  /// outputs out. Every input and output binding must be given exactly once. Calls on one network
+  /// from several threads run one after the other.
   Status enqueue(NetworkId id, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs) {
     auto network = find(id);
     if (!network) return network.status();
-    return (*network)->execute(inputs, outputs);
+    if ((*network)->async_execution())
+      return Status::error(ErrorCode::InvalidArgument, "network ", id,
+                           " was loaded for asynchronous execution; run it with execute() and a working memory handle");
+    if (options_.release_working_memory_on_switch) release_previous(id);
+    return (*network)->enqueue(inputs, outputs);
+  }
+
+  /// A working memory handle for a network loaded with async_execution; its memory is allocated
+  /// at the first execute (or WorkingMemHandle::allocate).
+  Expected<std::unique_ptr<WorkingMemHandle>> create_working_mem_handle(NetworkId id) {
+    auto network = find(id);
+    if (!network) return network.status();
+    if (!(*network)->async_execution())
+      return Status::error(ErrorCode::InvalidArgument, "network ", id,
+                           " was loaded without async_execution; run it with enqueue() or load it with "
+                           "LoadOptions::async_execution");
+    return std::unique_ptr<WorkingMemHandle>(new WorkingMemHandle(id, std::move(*network)));
+  }
+
+  /// Runs one inference on a working memory handle. Different handles run concurrently.
+  Status execute(WorkingMemHandle& handle, std::span<const InputBinding> inputs,
+                 std::span<const OutputBinding> outputs) {
+    auto network = find(handle.id_);
+    if (!network || network->get() != handle.network_.get())
+      return Status::error(ErrorCode::NotFound, "the working memory handle belongs to network ", handle.id_,
+                           ", which is no longer loaded");
+    std::lock_guard lock(handle.mutex_);
+    return handle.network_->execute(handle.memory_, inputs, outputs);
+  }
+
+  /// What a network loaded with LoadOptions::profiling recorded so far.
+  Expected<Profile> profile(NetworkId id) const {
+    auto network = find(id);
+    if (!network) return network.status();
+    return (*network)->profile();
   }
 
   Expected<TensorInfo> input_info(NetworkId id, BindingId binding) const {
@@ -78,7 +144,8 @@ class Runtime {
 
   /// The compiled-in backends, in preference order, and whether each can run on this machine.
   static DeviceSpec device_spec() {
-    return DeviceSpec{{BackendInfo{Backends::id, Backends::memory::name, Backends::available()}...}};
+    return DeviceSpec{
+        {BackendInfo{Backends::id, Backends::memory::name, Backends::available(), capabilities_of<Backends>()}...}};
   }
 
  private:
@@ -95,9 +162,29 @@ class Runtime {
                          loaded.empty() ? std::string("none") : loaded);
   }
 
+  template <class F>
+  void for_each_context(F&& f) {
+    std::apply([&](auto&... context) { (f(context), ...); }, contexts_);
+  }
+  /// Frees the working memory of the network enqueued before `id`, when that was another one.
+  void release_previous(NetworkId id) {
+    std::shared_ptr<detail::LoadedNetwork> previous;
+    {
+      std::lock_guard lock(mutex_);
+      if (last_enqueued_ && *last_enqueued_ != id) {
+        auto it = networks_.find(*last_enqueued_);
+        if (it != networks_.end()) previous = it->second;
+      }
+      last_enqueued_ = id;
+    }
+    if (previous) previous->release_own_memory();
+  }
+
+  RuntimeOptions options_;
   std::tuple<typename Backends::context...> contexts_;
   mutable std::mutex mutex_;
   std::map<NetworkId, std::shared_ptr<detail::LoadedNetwork>> networks_;
+  std::optional<NetworkId> last_enqueued_;
   NetworkId next_id_ = 0;
 };
 
