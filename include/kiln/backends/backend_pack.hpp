@@ -23,6 +23,14 @@ constexpr void visit_backend(std::size_t index, F&& f) {
 template <Backend... Bs>
 inline constexpr std::array<std::string_view, sizeof...(Bs)> backend_ids{Bs::id...};
 
+/// True when B's context can stand in for its fallback's: inherited workloads run with it.
+template <class B>
+constexpr bool context_extends_fallback() {
+  if constexpr (std::is_void_v<typename B::fallback>) return true;
+  else return std::derived_from<typename B::context, typename B::fallback::context> &&
+              context_extends_fallback<typename B::fallback>();
+}
+
 template <Backend... Bs>
 constexpr bool backend_ids_unique() {
   for (std::size_t i = 0; i < sizeof...(Bs); ++i)
@@ -41,6 +49,9 @@ constexpr bool check_backend_pack() {
                 "context, fallback, available()); see backends/backend.hpp");
   if constexpr (sizeof...(Bs) > 0 && (Backend<Bs> && ...)) {
     static_assert(backend_ids_unique<Bs...>(), "kiln: a backend appears twice in the Runtime's backend list");
+    static_assert((context_extends_fallback<Bs>() && ...),
+                  "kiln: a backend's context must derive from its fallback's context, because the workloads it "
+                  "inherits from the fallback run with it");
     using Last = std::tuple_element_t<sizeof...(Bs) - 1, std::tuple<Bs...>>;
     static_assert(all_ops_supported_v<Last>,
                   "kiln: the last backend of a Runtime is the fallback of last resort and must implement every op "

@@ -142,6 +142,13 @@ class Runtime {
     return (*network)->memory_summary();
   }
 
+  /// The per-runtime context of backend B (its device handles, caches, statistics...).
+  template <class B>
+  typename B::context& context() {
+    static_assert((std::same_as<B, Backends> || ...), "kiln: context<B>() names a backend this Runtime does not have");
+    return std::get<typename B::context>(contexts_);
+  }
+
   /// The compiled-in backends, in preference order, and whether each can run on this machine.
   static DeviceSpec device_spec() {
     return DeviceSpec{
