@@ -20,6 +20,8 @@ struct HostMemory {
 struct BackendCapabilities {
   bool async_execution = true;  ///< workloads may run concurrently on different working memories
   bool profiling = true;        ///< per-workload timing is meaningful
+  bool import_host_memory = true;  ///< workloads may read network inputs straight from user buffers
+  bool export_host_memory = true;  ///< workloads may write network outputs straight into user buffers
 };
 
 /// A backend policy type (see docs/architecture.md, "Adding a backend").

@@ -36,6 +36,13 @@ struct LoadOptions {
   /// Executed with Runtime::execute and working-memory handles (several at once) instead of
   /// Runtime::enqueue. Every backend the network uses must support it.
   bool async_execution = false;
+  /// Zero-copy inputs: a user input buffer aligned to the network's alignment is read in place
+  /// by the layers that consume it; a misaligned one is copied, as without this option.
+  bool import_inputs = false;
+  /// Zero-copy outputs: a layer whose only consumer is an output writes straight into the user's
+  /// buffer when it is aligned to the network's alignment; otherwise the result is copied.
+  /// Input and output buffers must not overlap.
+  bool export_outputs = false;
   /// Records load time, each layer's time and each inference's time (Runtime::profile).
   bool profiling = false;
   /// Called after every layer with each of its outputs, when set (slows execution down).

@@ -66,6 +66,9 @@ struct Step {
   std::string_view backend;
   std::vector<std::size_t> inputs;  ///< indices into the tensor table
   std::vector<std::size_t> outputs;
+  /// Input steps: every view that reads the input tensor (retargeted when importing).
+  /// Output steps: the producer's view of the output tensor, when that producer may export.
+  std::vector<std::pair<std::size_t, std::size_t>> zero_copy_views;  ///< (step, position)
 };
 
 /// The per-inference state of a network: its arena and the tensor views bound into it. Allocated
@@ -126,6 +129,8 @@ class LoadedNetwork {
   template <bool Profiled>
   Status run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
                    InferenceTiming* timing) const;
+  void find_zero_copy_views();
+  bool aligned(const void* p) const { return reinterpret_cast<std::uintptr_t>(p) % alignment_ == 0; }
   static double micros(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::micro>(to - from).count();
   }
@@ -222,6 +227,12 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
                 if (options.async_execution && !capabilities.async_execution)
                   capable = Status::error(ErrorCode::Unsupported, "backend ", B::id,
                                           " cannot execute asynchronously; load without async_execution");
+                if (options.import_inputs && !capabilities.import_host_memory)
+                  capable = Status::error(ErrorCode::Unsupported, "backend ", B::id,
+                                          " cannot read imported host memory; load without import_inputs");
+                if (options.export_outputs && !capabilities.export_host_memory)
+                  capable = Status::error(ErrorCode::Unsupported, "backend ", B::id,
+                                          " cannot write exported host memory; load without export_outputs");
                 if (options.profiling && !capabilities.profiling)
                   capable = Status::error(ErrorCode::Unsupported, "backend ", B::id,
                                           " cannot profile its workloads; load without profiling");
@@ -240,6 +251,7 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
     if (!layer.is<ops::Constant>()) loaded->steps_.push_back(std::move(entry));
   }
 
+  loaded->find_zero_copy_views();
   const MemoryPlan plan = options.memory_planner.plan(requests, loaded->alignment_);
   if (auto valid = validate_plan(requests, plan, loaded->alignment_); !valid)
     return valid.with_context(detail::str_cat("memory plan of strategy '", options.memory_planner.name, "'"));
@@ -271,6 +283,27 @@ inline Status LoadedNetwork::allocate(WorkingMemory& memory) const {
   }
   memory.allocated = true;
   return Status::ok();
+}
+
+inline void LoadedNetwork::find_zero_copy_views() {
+  for (Step& step : steps_) {
+    if (step.kind == Step::Kind::Input) {
+      const std::size_t tensor = step.outputs[0];
+      for (std::size_t s = 0; s < steps_.size(); ++s)
+        for (std::size_t k = 0; k < steps_[s].inputs.size(); ++k)
+          if (steps_[s].inputs[k] == tensor) step.zero_copy_views.emplace_back(s, k);
+    }
+    if (step.kind == Step::Kind::Output) {
+      // Exportable: an intermediate tensor whose only reader is this output.
+      const std::size_t tensor = step.inputs[0];
+      std::size_t readers = 0;
+      for (const Step& other : steps_) readers += static_cast<std::size_t>(std::ranges::count(other.inputs, tensor));
+      for (std::size_t s = 0; s < steps_.size() && readers == 1; ++s)
+        if (steps_[s].kind == Step::Kind::Compute)
+          for (std::size_t k = 0; k < steps_[s].outputs.size(); ++k)
+            if (steps_[s].outputs[k] == tensor) step.zero_copy_views.emplace_back(s, k);
+    }
+  }
 }
 
 inline Expected<TensorInfo> LoadedNetwork::binding_info(Step::Kind kind, BindingId id) const {
@@ -313,17 +346,38 @@ template <bool Profiled>
 Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs,
                                 std::span<const OutputBinding> outputs, InferenceTiming* timing) const {
   const auto start = Clock::now();
+  // Point every exporting producer at the user's buffer, or back at the arena (the output step's
+  // own view) when export is off or the buffer is misaligned.
+  std::vector<bool> exported(steps_.size(), false);
+  for (std::size_t s = 0; s < steps_.size(); ++s) {
+    const Step& step = steps_[s];
+    if (step.kind != Step::Kind::Output || step.zero_copy_views.empty()) continue;
+    void* target = const_cast<void*>(memory.inputs[s][0].data);  // the arena, which is writable
+    for (const OutputBinding& b : outputs)
+      if (b.id == step.binding && options_.export_outputs && aligned(b.tensor.data)) {
+        target = b.tensor.data;
+        exported[s] = true;
+      }
+    const auto [producer, position] = step.zero_copy_views.front();
+    memory.outputs[producer][position].data = target;
+  }
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     switch (step.kind) {
       case Step::Kind::Input:
-        for (const InputBinding& b : inputs)
-          if (b.id == step.binding && b.tensor.info.num_bytes() != 0)
+        for (const InputBinding& b : inputs) {
+          if (b.id != step.binding) continue;
+          const bool import = options_.import_inputs && aligned(b.tensor.data);
+          // Readers see the user's buffer (import) or the arena copy; neither is ever written.
+          const void* source = import ? b.tensor.data : memory.outputs[s][0].data;
+          for (const auto& [reader, position] : step.zero_copy_views) memory.inputs[reader][position].data = source;
+          if (!import && b.tensor.info.num_bytes() != 0)
             std::memcpy(memory.outputs[s][0].data, b.tensor.data, b.tensor.info.num_bytes());
+        }
         break;
       case Step::Kind::Output:
         for (const OutputBinding& b : outputs)
-          if (b.id == step.binding && b.tensor.info.num_bytes() != 0)
+          if (b.id == step.binding && !exported[s] && b.tensor.info.num_bytes() != 0)
             std::memcpy(b.tensor.data, memory.inputs[s][0].data, b.tensor.info.num_bytes());
         break;
       case Step::Kind::Compute: {

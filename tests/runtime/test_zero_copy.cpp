@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// Zero-copy I/O: with import/export, kernels read and write the user's buffers in place.
+#include <catch2/catch.hpp>
+#include <kiln/kiln.hpp>
+
+using namespace kiln;
+
+namespace spy {
+/// Remembers the pointers the last ReLU workload read and wrote.
+struct Context : ref::Context {
+  const void* read = nullptr;
+  void* written = nullptr;
+};
+}  // namespace spy
+
+struct SpyBackend {
+  using fallback = RefBackend;
+  static constexpr std::string_view id = "Spy";
+  static constexpr std::size_t alignment = 64;
+  using memory = HostMemory;
+  using context = spy::Context;
+  static bool available() noexcept { return true; }
+};
+
+template <>
+struct kiln::Workload<ops::Activation, SpyBackend> {
+  explicit Workload(const WorkloadInfo<ops::Activation>&) {}
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, spy::Context& context) const {
+    context.read = in[0].data;
+    context.written = out[0].data;
+    const auto x = in[0].as<float>();
+    const auto y = out[0].as<float>();
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
+  }
+};
+
+namespace {
+using SpyRuntime = Runtime<SpyBackend, RefBackend>;
+
+NetworkId load_relu(SpyRuntime& runtime, bool zero_copy, bool second_reader = false) {
+  Network net;
+  auto x = net.add_input(0, {{16}}, "x");
+  auto relu = net.add<ops::Activation>({}, {x}, "relu");
+  net.add_output(0, relu, "y");
+  if (second_reader) net.add_output(1, net.add<ops::ElementwiseUnary>({ops::UnaryOperation::Neg}, {relu}), "neg");
+  auto optimized = optimize<SpyBackend, RefBackend>(std::move(net));
+  REQUIRE(optimized);
+  LoadOptions options;
+  options.import_inputs = zero_copy;
+  options.export_outputs = zero_copy;
+  auto id = runtime.load(*optimized, options);
+  REQUIRE(id);
+  return *id;
+}
+
+struct alignas(64) Buffer {
+  float values[32];
+};
+
+std::vector<float> expected_relu(const float* x) {
+  std::vector<float> y;
+  for (int i = 0; i < 16; ++i) y.push_back(x[i] > 0 ? x[i] : 0.0f);
+  return y;
+}
+}  // namespace
+
+TEST_CASE("With import and export the kernel reads and writes the user's buffers", "[runtime][zero-copy]") {
+  SpyRuntime runtime;
+  const NetworkId id = load_relu(runtime, true);
+  Buffer input, output{};
+  for (int i = 0; i < 16; ++i) input.values[i] = float(i) - 8;
+  const TensorInfo info{{16}};
+  const InputBinding in[] = {{0, {info, input.values}}};
+  const OutputBinding out[] = {{0, {info, output.values}}};
+  REQUIRE(runtime.enqueue(id, in, out));
+  const spy::Context& seen = runtime.context<SpyBackend>();
+  CHECK(seen.read == input.values);
+  CHECK(seen.written == output.values);
+  CHECK(std::vector<float>(output.values, output.values + 16) == expected_relu(input.values));
+}
+
+TEST_CASE("Without import and export, or with misaligned buffers, kiln copies", "[runtime][zero-copy]") {
+  Buffer input, output{};
+  for (int i = 0; i < 32; ++i) input.values[i] = float(i) - 8;
+  const TensorInfo info{{16}};
+  for (bool zero_copy : {false, true}) {
+    SpyRuntime runtime;
+    const NetworkId id = load_relu(runtime, zero_copy);
+    // One float past a 64-byte boundary: misaligned for the network's 64-byte alignment.
+    const float* x = zero_copy ? input.values + 1 : input.values;
+    float* y = zero_copy ? output.values + 1 : output.values;
+    const InputBinding in[] = {{0, {info, x}}};
+    const OutputBinding out[] = {{0, {info, y}}};
+    REQUIRE(runtime.enqueue(id, in, out));
+    const spy::Context& seen = runtime.context<SpyBackend>();
+    INFO("zero copy requested: " << zero_copy);
+    CHECK(seen.read != x);
+    CHECK(seen.written != y);
+    CHECK(std::vector<float>(y, y + 16) == expected_relu(x));
+  }
+}
+
+TEST_CASE("An import does not stick: the next inference copies when its buffer is misaligned", "[runtime][zero-copy]") {
+  SpyRuntime runtime;
+  const NetworkId id = load_relu(runtime, true);
+  Buffer a, b, output{};
+  for (int i = 0; i < 32; ++i) {
+    a.values[i] = float(i);
+    b.values[i] = -float(i) + 20;
+  }
+  const TensorInfo info{{16}};
+  const InputBinding first[] = {{0, {info, a.values}}};
+  const InputBinding second[] = {{0, {info, b.values + 1}}};
+  const OutputBinding out[] = {{0, {info, output.values}}};
+  REQUIRE(runtime.enqueue(id, first, out));
+  CHECK(runtime.context<SpyBackend>().read == a.values);
+  REQUIRE(runtime.enqueue(id, second, out));
+  CHECK(runtime.context<SpyBackend>().read != b.values + 1);
+  CHECK(std::vector<float>(output.values, output.values + 16) == expected_relu(b.values + 1));
+}
+
+TEST_CASE("A tensor that another layer also reads is not exported", "[runtime][zero-copy]") {
+  SpyRuntime runtime;
+  const NetworkId id = load_relu(runtime, true, true);
+  Buffer input, relu{}, negated{};
+  for (int i = 0; i < 16; ++i) input.values[i] = float(i) - 8;
+  const TensorInfo info{{16}};
+  const InputBinding in[] = {{0, {info, input.values}}};
+  const OutputBinding out[] = {{0, {info, relu.values}}, {1, {info, negated.values}}};
+  REQUIRE(runtime.enqueue(id, in, out));
+  CHECK(runtime.context<SpyBackend>().written != relu.values);
+  CHECK(std::vector<float>(relu.values, relu.values + 16) == expected_relu(input.values));
+  CHECK(negated.values[15] == -7.0f);
+}
