@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Working-memory handles: asynchronous execution from several threads, lifecycle, and misuse.
+#include <atomic>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -127,4 +128,53 @@ TEST_CASE("A handle stays usable after a failed execute and refuses once its net
   REQUIRE(runtime.unload(net.id));
   CHECK(runtime.execute(**handle, in, out).message() ==
         "the working memory handle belongs to network 0, which is no longer loaded");
+}
+
+TEST_CASE("Loads, unloads and executions from several threads at once", "[runtime][threads]") {
+  Runtime<RefBackend> runtime;
+  const Loaded resident = load_small_cnn(runtime, true);
+  const auto x = image(3, resident.input);
+  std::vector<float> expected(resident.output.num_elements());
+  {
+    auto handle = runtime.create_working_mem_handle(resident.id);
+    REQUIRE(handle);
+    const InputBinding in[] = {{0, {resident.input, x.data()}}};
+    const OutputBinding out[] = {{0, {resident.output, expected.data()}}};
+    REQUIRE(runtime.execute(**handle, in, out));
+  }
+  std::atomic<int> errors{0};
+  std::vector<std::thread> pool;
+  // Two threads load, run and unload their own networks over and over...
+  for (int t = 0; t < 2; ++t)
+    pool.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        auto optimized = optimize<RefBackend>(examples::mlp());
+        auto id = optimized ? runtime.load(*optimized) : Expected<NetworkId>(optimized.status());
+        if (!id) {
+          ++errors;
+          continue;
+        }
+        std::vector<float> in(64, 0.5f), out(12);
+        const InputBinding inputs[] = {{0, {*runtime.input_info(*id, 0), in.data()}}};
+        const OutputBinding outputs[] = {{0, {*runtime.output_info(*id, 0), out.data()}}};
+        if (!runtime.enqueue(*id, inputs, outputs) || !runtime.unload(*id)) ++errors;
+      }
+    });
+  // ...while two others execute the resident network on their own handles.
+  for (int t = 0; t < 2; ++t)
+    pool.emplace_back([&] {
+      auto handle = runtime.create_working_mem_handle(resident.id);
+      if (!handle) {
+        ++errors;
+        return;
+      }
+      for (int i = 0; i < 10; ++i) {
+        std::vector<float> y(resident.output.num_elements());
+        const InputBinding in[] = {{0, {resident.input, x.data()}}};
+        const OutputBinding out[] = {{0, {resident.output, y.data()}}};
+        if (!runtime.execute(**handle, in, out) || y != expected) ++errors;
+      }
+    });
+  for (auto& thread : pool) thread.join();
+  CHECK(errors == 0);
 }

@@ -212,3 +212,57 @@ TEST_CASE("Backend contexts hear about loads and unloads; a refusal cancels the 
   REQUIRE_FALSE(refused);
   CHECK(refused.status().message() == "device busy");
 }
+
+TEST_CASE("A loaded network prints its backends, shapes and arena offsets as text and DOT", "[runtime][details]") {
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(*optimize<RefBackend>(relu_times_two()));
+  REQUIRE(id);
+  CHECK(*runtime.network_text(*id) ==
+        "memory: greedy-by-size, arena 128 bytes (lower bound 128), constants 4 bytes\n"
+        "x (Input) binding 0\n"
+        "  out Float32 [4] @0\n"
+        "relu (Activation) on CpuRef\n"
+        "  in  Float32 [4] @0\n"
+        "  out Float32 [4] @64\n"
+        "double (ElementwiseBinary) on CpuRef\n"
+        "  in  Float32 [4] @64\n"
+        "  in  Float32 [1] constant\n"
+        "  out Float32 [4] @0\n"
+        "y (Output) binding 0\n"
+        "  in  Float32 [4] @0\n");
+  const std::string dot = *runtime.network_dot(*id);
+  CHECK_THAT(dot, Catch::StartsWith("digraph kiln {"));
+  CHECK_THAT(dot, Catch::Contains("step1 [label=\"relu\\nActivation\\nCpuRef\"];"));
+  CHECK_THAT(dot, Catch::Contains("step0 -> step1 [label=\"Float32 [4] @0\"];"));
+  CHECK_THAT(dot, Catch::Contains("[shape=note, label=\"Float32 [1] constant\"];"));
+  CHECK(runtime.network_dot(99).status().code() == ErrorCode::NotFound);
+}
+
+TEST_CASE("The logger is silent by default and reports loads, unloads and failures when asked", "[runtime][logging]") {
+  std::vector<std::string> lines;
+  auto sink = [&](LogSeverity severity, std::string_view message) {
+    lines.push_back(std::string(to_string(severity)) + ": " + std::string(message));
+  };
+  {
+    Runtime<RefBackend> quiet({.logger = {LogSeverity::Off, sink}});
+    auto id = quiet.load(*optimize<RefBackend>(relu_times_two()));
+    REQUIRE(id);
+    CHECK_FALSE(quiet.enqueue(*id, {}, {}));
+    CHECK(lines.empty());
+  }
+  Runtime<RefBackend> runtime({.logger = {LogSeverity::Info, sink}});
+  auto id = runtime.load(*optimize<RefBackend>(relu_times_two()));
+  REQUIRE(id);
+  CHECK_FALSE(runtime.enqueue(*id, {}, {}));
+  REQUIRE(runtime.unload(*id));
+  REQUIRE(lines.size() == 3);
+  CHECK_THAT(lines[0], Catch::StartsWith("info: loaded network 0 (5 layers): greedy-by-size arena 128 bytes"));
+  CHECK(lines[1] == "error: enqueue failed: input binding 0 is missing");
+  CHECK(lines[2] == "info: unloaded network 0");
+
+  Runtime<RefBackend> errors_only({.logger = {LogSeverity::Error, sink}});
+  lines.clear();
+  auto second = errors_only.load(*optimize<RefBackend>(relu_times_two()));
+  CHECK(lines.empty());
+  CHECK_FALSE(errors_only.unload(*second + 1));
+}

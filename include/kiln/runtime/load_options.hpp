@@ -12,6 +12,7 @@
 #include "kiln/graph/layer.hpp"
 #include "kiln/memory/allocator.hpp"
 #include "kiln/memory/planners.hpp"
+#include "kiln/runtime/logger.hpp"
 
 namespace kiln {
 
@@ -56,6 +57,8 @@ struct RuntimeOptions {
   /// When enqueue switches from one network to another, free the previous network's working
   /// memory (reallocated at its next enqueue), as Arm NN does. Trades speed for peak memory.
   bool release_working_memory_on_switch = false;
+  /// Loads, unloads and failures, at the chosen severity; off by default.
+  Logger logger;
 };
 
 /// The memory a loaded network planned for its intermediate tensors.

@@ -120,7 +120,17 @@ class LoadedNetwork {
   Expected<TensorInfo> output_info(BindingId id) const { return binding_info(Step::Kind::Output, id); }
   const MemorySummary& memory_summary() const noexcept { return memory_; }
 
+  /// One line per step: layer, op, backend, and where each tensor it reads and writes lives.
+  std::string to_text() const;
+  /// The same as a Graphviz digraph: a node per layer, an edge per tensor labelled with its
+  /// shape and arena offset.
+  std::string to_dot() const;
+
  private:
+  std::string tensor_label(std::size_t tensor) const {
+    const TensorSlot& slot = tensors_[tensor];
+    return detail::str_cat(slot.info.to_string(), slot.is_constant ? " constant" : detail::str_cat(" @", slot.offset));
+  }
   using Clock = std::chrono::steady_clock;
 
   Expected<TensorInfo> binding_info(Step::Kind kind, BindingId id) const;
@@ -304,6 +314,41 @@ inline void LoadedNetwork::find_zero_copy_views() {
             if (steps_[s].outputs[k] == tensor) step.zero_copy_views.emplace_back(s, k);
     }
   }
+}
+
+inline std::string LoadedNetwork::to_text() const {
+  std::string text = detail::str_cat("memory: ", memory_.strategy, ", arena ", memory_.arena_bytes, " bytes (lower bound ",
+                                     memory_.lower_bound_bytes, "), constants ", memory_.constant_bytes, " bytes\n");
+  for (const Step& step : steps_) {
+    text += detail::str_cat(layer_names_[step.layer], " (", layer_ops_[step.layer], ")");
+    if (!step.backend.empty()) text += detail::str_cat(" on ", step.backend);
+    if (step.kind != Step::Kind::Compute) text += detail::str_cat(" binding ", step.binding);
+    for (std::size_t t : step.inputs) text += detail::str_cat("\n  in  ", tensor_label(t));
+    for (std::size_t t : step.outputs) text += detail::str_cat("\n  out ", tensor_label(t));
+    text += '\n';
+  }
+  return text;
+}
+
+inline std::string LoadedNetwork::to_dot() const {
+  std::string dot = "digraph kiln {\n  node [shape=box, fontname=\"monospace\"];\n";
+  std::vector<std::size_t> producer(tensors_.size(), steps_.size());
+  for (std::size_t s = 0; s < steps_.size(); ++s) {
+    const Step& step = steps_[s];
+    dot += detail::str_cat("  step", s, " [label=\"", layer_names_[step.layer], "\\n", layer_ops_[step.layer],
+                           step.backend.empty() ? std::string() : detail::str_cat("\\n", step.backend), "\"];\n");
+    for (std::size_t t : step.outputs) producer[t] = s;
+  }
+  for (std::size_t s = 0; s < steps_.size(); ++s)
+    for (std::size_t t : steps_[s].inputs) {
+      if (producer[t] == steps_.size()) {  // a constant: drawn as its own node
+        dot += detail::str_cat("  tensor", t, " [shape=note, label=\"", tensor_label(t), "\"];\n  tensor", t, " -> step", s,
+                               ";\n");
+        continue;
+      }
+      dot += detail::str_cat("  step", producer[t], " -> step", s, " [label=\"", tensor_label(t), "\"];\n");
+    }
+  return dot + "}\n";
 }
 
 inline Expected<TensorInfo> LoadedNetwork::binding_info(Step::Kind kind, BindingId id) const {

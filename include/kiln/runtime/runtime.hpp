@@ -49,18 +49,24 @@ class Runtime {
       if constexpr (requires { { context.before_load(network.network()) } -> std::same_as<Status>; })
         if (ready) ready = context.before_load(network.network());
     });
-    if (!ready) return ready;
+    if (!ready) return failed("load", ready);
     auto loaded = detail::LoadedNetwork::load<Backends...>(network, contexts_, std::move(options), options_.host_allocator);
-    if (!loaded) return loaded.status();
+    if (!loaded) return failed("load", loaded.status());
     NetworkId id;
     {
       std::lock_guard lock(mutex_);
       id = next_id_++;
-      networks_.emplace(id, std::move(*loaded));
+      networks_.emplace(id, *loaded);
     }
     for_each_context([&](auto& context) {
       if constexpr (requires { context.after_load(id); }) context.after_load(id);
     });
+    if (options_.logger.enabled(LogSeverity::Info)) {
+      const MemorySummary& memory = (*loaded)->memory_summary();
+      options_.logger.log(LogSeverity::Info, "loaded network ", id, " (", network.execution_order().size(), " layers): ",
+                          memory.strategy, " arena ", memory.arena_bytes, " bytes, lower bound ", memory.lower_bound_bytes,
+                          ", constants ", memory.constant_bytes, " bytes, in ", (*loaded)->profile().load_us, " us");
+    }
     return id;
   }
 
@@ -79,6 +85,7 @@ class Runtime {
     for_each_context([&](auto& context) {
       if constexpr (requires { context.after_unload(id); }) context.after_unload(id);
     });
+    options_.logger.log(LogSeverity::Info, "unloaded network ", id);
     return Status::ok();
   }
 
@@ -92,7 +99,8 @@ class Runtime {
       return Status::error(ErrorCode::InvalidArgument, "network ", id,
                            " was loaded for asynchronous execution; run it with execute() and a working memory handle");
     if (options_.release_working_memory_on_switch) release_previous(id);
-    return (*network)->enqueue(inputs, outputs);
+    if (Status status = (*network)->enqueue(inputs, outputs); !status) return failed("enqueue", status);
+    return Status::ok();
   }
 
   /// A working memory handle for a network loaded with async_execution; its memory is allocated
@@ -115,7 +123,8 @@ class Runtime {
       return Status::error(ErrorCode::NotFound, "the working memory handle belongs to network ", handle.id_,
                            ", which is no longer loaded");
     std::lock_guard lock(handle.mutex_);
-    return handle.network_->execute(handle.memory_, inputs, outputs);
+    if (Status status = handle.network_->execute(handle.memory_, inputs, outputs); !status) return failed("execute", status);
+    return Status::ok();
   }
 
   /// What a network loaded with LoadOptions::profiling recorded so far.
@@ -140,6 +149,19 @@ class Runtime {
     auto network = find(id);
     if (!network) return network.status();
     return (*network)->memory_summary();
+  }
+
+  /// A loaded network as text: each layer's backend and where each tensor lives (arena offset).
+  Expected<std::string> network_text(NetworkId id) const {
+    auto network = find(id);
+    if (!network) return network.status();
+    return (*network)->to_text();
+  }
+  /// A loaded network as a Graphviz digraph (`dot -Tsvg`), with backends, shapes and offsets.
+  Expected<std::string> network_dot(NetworkId id) const {
+    auto network = find(id);
+    if (!network) return network.status();
+    return (*network)->to_dot();
   }
 
   /// The per-runtime context of backend B (its device handles, caches, statistics...).
@@ -169,6 +191,10 @@ class Runtime {
                          loaded.empty() ? std::string("none") : loaded);
   }
 
+  Status failed(std::string_view what, const Status& status) const {
+    options_.logger.log(LogSeverity::Error, what, " failed: ", status.message());
+    return status;
+  }
   template <class F>
   void for_each_context(F&& f) {
     std::apply([&](auto&... context) { (f(context), ...); }, contexts_);
