@@ -132,3 +132,59 @@ TEST_CASE("A tensor that another layer also reads is not exported", "[runtime][z
   CHECK(std::vector<float>(relu.values, relu.values + 16) == expected_relu(input.values));
   CHECK(negated.values[15] == -7.0f);
 }
+
+TEST_CASE("Pre-imported buffers are checked once and read and written in place", "[runtime][zero-copy][import]") {
+  SpyRuntime runtime;
+  const NetworkId id = load_relu(runtime, true);
+  Buffer input, output{};
+  for (int i = 0; i < 16; ++i) input.values[i] = float(i) - 8;
+  const TensorInfo info{{16}};
+  const InputBinding in[] = {{0, {info, input.values}}};
+  const OutputBinding out[] = {{0, {info, output.values}}};
+  auto in_ids = runtime.import_inputs(id, in);
+  auto out_ids = runtime.import_outputs(id, out);
+  REQUIRE(in_ids);
+  REQUIRE(out_ids);
+  REQUIRE(runtime.enqueue(id, {}, {}, *in_ids, *out_ids));
+  CHECK(runtime.context<SpyBackend>().read == input.values);
+  CHECK(runtime.context<SpyBackend>().written == output.values);
+  CHECK(std::vector<float>(output.values, output.values + 16) == expected_relu(input.values));
+
+  // Mixed: imported input, output given in the call.
+  Buffer other{};
+  const OutputBinding given[] = {{0, {info, other.values}}};
+  REQUIRE(runtime.enqueue(id, {}, given, *in_ids));
+  CHECK(other.values[15] == 7.0f);
+
+  // Naming a binding twice, or not at all, is an error.
+  CHECK(runtime.enqueue(id, in, {}, *in_ids, *out_ids).message() == "input binding 0 is given twice");
+  CHECK(runtime.enqueue(id, {}, {}, {}, *out_ids).message() == "input binding 0 is missing");
+
+  REQUIRE(runtime.clear_imported_inputs(id, *in_ids));
+  CHECK(runtime.enqueue(id, {}, {}, *in_ids, *out_ids).message() ==
+        "pre-imported input 0 does not exist (never imported, or cleared)");
+  CHECK(runtime.clear_imported_inputs(id, *in_ids).code() == ErrorCode::NotFound);
+  const ImportedId unknown[] = {42};
+  CHECK(runtime.clear_imported_outputs(id, unknown).message() ==
+        "pre-imported output 42 does not exist (never imported, or cleared)");
+  REQUIRE(runtime.clear_imported_outputs(id, *out_ids));
+}
+
+TEST_CASE("Pre-importing refuses unknown bindings, misaligned buffers and networks without import", "[runtime][import][errors]") {
+  SpyRuntime runtime;
+  const NetworkId id = load_relu(runtime, true);
+  Buffer buffer{};
+  const TensorInfo info{{16}};
+  const InputBinding unknown[] = {{4, {info, buffer.values}}};
+  CHECK(runtime.import_inputs(id, unknown).status().message() == "input binding 4 does not exist; this network has inputs [0]");
+  const InputBinding misaligned[] = {{0, {info, buffer.values + 1}}};
+  CHECK(runtime.import_inputs(id, misaligned).status().message() ==
+        "pre-imported input binding 0 needs a non-null buffer aligned to 64 bytes");
+  const OutputBinding wrong_shape[] = {{0, {{{8}}, buffer.values}}};
+  CHECK_THAT(runtime.import_outputs(id, wrong_shape).status().message(), Catch::Contains("expects Float32 [16]"));
+  const NetworkId plain = load_relu(runtime, false);
+  const InputBinding fine[] = {{0, {info, buffer.values}}};
+  CHECK(runtime.import_inputs(plain, fine).status().message() ==
+        "pre-importing inputs needs the network loaded with import_inputs");
+  CHECK(runtime.import_inputs(77, fine).status().code() == ErrorCode::NotFound);
+}

@@ -19,6 +19,9 @@ namespace kiln {
 /// Identifies a network loaded into a Runtime.
 using NetworkId = int;
 
+/// Identifies a user buffer pre-imported for a network's input or output binding.
+using ImportedId = unsigned;
+
 /// What the debug callback sees after a layer ran: one call per output of the layer.
 struct DebugEvent {
   LayerId layer = 0;

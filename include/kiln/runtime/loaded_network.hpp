@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -89,14 +90,23 @@ class LoadedNetwork {
                                                        std::tuple<typename Bs::context...>& contexts,
                                                        LoadOptions options, detail::ErasedAllocator allocator);
 
-  /// Runs one inference on `memory`, allocating it first if needed.
-  Status execute(WorkingMemory& memory, std::span<const InputBinding> inputs,
-                 std::span<const OutputBinding> outputs) const;
+  /// Runs one inference on `memory`, allocating it first if needed. Pre-imported tensors stand
+  /// in for the bindings they were imported for.
+  Status execute(WorkingMemory& memory, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
+                 std::span<const ImportedId> imported_inputs = {}, std::span<const ImportedId> imported_outputs = {}) const;
   /// The synchronous path: one inference at a time on the network's own working memory.
-  Status enqueue(std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs) {
+  Status enqueue(std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
+                 std::span<const ImportedId> imported_inputs = {}, std::span<const ImportedId> imported_outputs = {}) {
     std::lock_guard lock(mutex_);
-    return execute(own_memory_, inputs, outputs);
+    return execute(own_memory_, inputs, outputs, imported_inputs, imported_outputs);
   }
+
+  /// Checks and remembers user buffers for later inferences (zero-copy, so they must be aligned).
+  template <class Binding>
+  Expected<std::vector<ImportedId>> import(std::span<const Binding> bindings) const;
+  /// Forgets pre-imported buffers; unknown ids are an error and nothing is forgotten then.
+  template <class Binding>
+  Status clear_imported(std::span<const ImportedId> ids) const;
   /// Frees the synchronous path's working memory unless an inference is using it.
   void release_own_memory() {
     std::unique_lock lock(mutex_, std::try_to_lock);
@@ -157,6 +167,22 @@ class LoadedNetwork {
   detail::ErasedAllocator allocator_;
   Clock::time_point loaded_at_;
 
+  template <class Binding>
+  struct ImportTable {
+    std::map<ImportedId, Binding> bindings;
+    ImportedId next = 0;
+  };
+  template <class Binding>
+  ImportTable<Binding>& imports() const {
+    if constexpr (std::same_as<Binding, InputBinding>) return imported_inputs_;
+    else return imported_outputs_;
+  }
+  template <class Binding>
+  Expected<std::vector<Binding>> with_imported(std::span<const Binding> given, std::span<const ImportedId> ids) const;
+
+  mutable std::mutex import_mutex_;
+  mutable ImportTable<InputBinding> imported_inputs_;
+  mutable ImportTable<OutputBinding> imported_outputs_;
   mutable std::mutex profile_mutex_;
   mutable Profile profile_;
   std::mutex mutex_;
@@ -443,8 +469,72 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
   return Status::ok();
 }
 
-inline Status LoadedNetwork::execute(WorkingMemory& memory, std::span<const InputBinding> inputs,
-                                     std::span<const OutputBinding> outputs) const {
+template <class Binding>
+Expected<std::vector<ImportedId>> LoadedNetwork::import(std::span<const Binding> bindings) const {
+  constexpr bool is_input = std::same_as<Binding, InputBinding>;
+  constexpr std::string_view what = is_input ? "input" : "output";
+  if (!(is_input ? options_.import_inputs : options_.export_outputs))
+    return Status::error(ErrorCode::InvalidArgument, "pre-importing ", what, "s needs the network loaded with ",
+                         is_input ? "import_inputs" : "export_outputs");
+  for (std::size_t i = 0; i < bindings.size(); ++i) {
+    auto info = binding_info(is_input ? Step::Kind::Input : Step::Kind::Output, bindings[i].id);
+    if (!info) return info.status();
+    const auto& tensor = bindings[i].tensor;
+    if (tensor.info.type != info->type || tensor.info.shape != info->shape)
+      return Status::error(ErrorCode::InvalidArgument, what, " binding ", bindings[i].id, " expects ", info->to_string(),
+                           " but the buffer is ", tensor.info.to_string());
+    if (!aligned(tensor.data) || (tensor.data == nullptr && info->num_bytes() != 0))
+      return Status::error(ErrorCode::InvalidArgument, "pre-imported ", what, " binding ", bindings[i].id,
+                           " needs a non-null buffer aligned to ", alignment_, " bytes");
+  }
+  std::lock_guard lock(import_mutex_);
+  auto& table = imports<Binding>();
+  std::vector<ImportedId> ids;
+  for (const Binding& binding : bindings) {
+    ids.push_back(table.next++);
+    table.bindings.emplace(ids.back(), binding);
+  }
+  return ids;
+}
+
+template <class Binding>
+Status LoadedNetwork::clear_imported(std::span<const ImportedId> ids) const {
+  constexpr std::string_view what = std::same_as<Binding, InputBinding> ? "input" : "output";
+  std::lock_guard lock(import_mutex_);
+  auto& table = imports<Binding>();
+  for (ImportedId id : ids)
+    if (table.bindings.count(id) == 0)
+      return Status::error(ErrorCode::NotFound, "pre-imported ", what, ' ', id, " does not exist (never imported, or cleared)");
+  for (ImportedId id : ids) table.bindings.erase(id);
+  return Status::ok();
+}
+
+template <class Binding>
+Expected<std::vector<Binding>> LoadedNetwork::with_imported(std::span<const Binding> given,
+                                                            std::span<const ImportedId> ids) const {
+  std::vector<Binding> all(given.begin(), given.end());
+  std::lock_guard lock(import_mutex_);
+  const auto& table = imports<Binding>();
+  for (ImportedId id : ids) {
+    auto it = table.bindings.find(id);
+    if (it == table.bindings.end())
+      return Status::error(ErrorCode::NotFound, "pre-imported ", std::same_as<Binding, InputBinding> ? "input " : "output ",
+                           id, " does not exist (never imported, or cleared)");
+    all.push_back(it->second);
+  }
+  return all;
+}
+
+inline Status LoadedNetwork::execute(WorkingMemory& memory, std::span<const InputBinding> given_inputs,
+                                     std::span<const OutputBinding> given_outputs,
+                                     std::span<const ImportedId> imported_inputs,
+                                     std::span<const ImportedId> imported_outputs) const {
+  auto all_inputs = with_imported(given_inputs, imported_inputs);
+  if (!all_inputs) return all_inputs.status();
+  auto all_outputs = with_imported(given_outputs, imported_outputs);
+  if (!all_outputs) return all_outputs.status();
+  const std::span<const InputBinding> inputs = *all_inputs;
+  const std::span<const OutputBinding> outputs = *all_outputs;
   if (auto s = check_bindings(inputs, Step::Kind::Input); !s) return s;
   if (auto s = check_bindings(outputs, Step::Kind::Output); !s) return s;
   if (auto s = allocate(memory); !s) return s;

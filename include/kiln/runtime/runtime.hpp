@@ -92,14 +92,16 @@ class Runtime {
   /// Runs one inference synchronously: copies the inputs in, executes every layer, copies the
   /// outputs out. Every input and output binding must be given exactly once. Calls on one network
   /// from several threads run one after the other.
-  Status enqueue(NetworkId id, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs) {
+  Status enqueue(NetworkId id, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
+                 std::span<const ImportedId> imported_inputs = {}, std::span<const ImportedId> imported_outputs = {}) {
     auto network = find(id);
     if (!network) return network.status();
     if ((*network)->async_execution())
       return Status::error(ErrorCode::InvalidArgument, "network ", id,
                            " was loaded for asynchronous execution; run it with execute() and a working memory handle");
     if (options_.release_working_memory_on_switch) release_previous(id);
-    if (Status status = (*network)->enqueue(inputs, outputs); !status) return failed("enqueue", status);
+    if (Status status = (*network)->enqueue(inputs, outputs, imported_inputs, imported_outputs); !status)
+      return failed("enqueue", status);
     return Status::ok();
   }
 
@@ -116,15 +118,43 @@ class Runtime {
   }
 
   /// Runs one inference on a working memory handle. Different handles run concurrently.
-  Status execute(WorkingMemHandle& handle, std::span<const InputBinding> inputs,
-                 std::span<const OutputBinding> outputs) {
+  /// Pre-imported tensors stand in for the bindings they were imported for; together with
+  /// `inputs` and `outputs` they must name every binding exactly once.
+  Status execute(WorkingMemHandle& handle, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
+                 std::span<const ImportedId> imported_inputs = {}, std::span<const ImportedId> imported_outputs = {}) {
     auto network = find(handle.id_);
     if (!network || network->get() != handle.network_.get())
       return Status::error(ErrorCode::NotFound, "the working memory handle belongs to network ", handle.id_,
                            ", which is no longer loaded");
     std::lock_guard lock(handle.mutex_);
-    if (Status status = handle.network_->execute(handle.memory_, inputs, outputs); !status) return failed("execute", status);
+    if (Status status = handle.network_->execute(handle.memory_, inputs, outputs, imported_inputs, imported_outputs);
+        !status)
+      return failed("execute", status);
     return Status::ok();
+  }
+
+  /// Pre-imports input buffers of a network loaded with import_inputs: checked once (binding,
+  /// shape, type, alignment) and then read in place by every inference that names their ids.
+  Expected<std::vector<ImportedId>> import_inputs(NetworkId id, std::span<const InputBinding> inputs) {
+    auto network = find(id);
+    if (!network) return network.status();
+    return (*network)->import(inputs);
+  }
+  /// Pre-imports output buffers of a network loaded with export_outputs.
+  Expected<std::vector<ImportedId>> import_outputs(NetworkId id, std::span<const OutputBinding> outputs) {
+    auto network = find(id);
+    if (!network) return network.status();
+    return (*network)->import(outputs);
+  }
+  Status clear_imported_inputs(NetworkId id, std::span<const ImportedId> ids) {
+    auto network = find(id);
+    if (!network) return network.status();
+    return (*network)->template clear_imported<InputBinding>(ids);
+  }
+  Status clear_imported_outputs(NetworkId id, std::span<const ImportedId> ids) {
+    auto network = find(id);
+    if (!network) return network.status();
+    return (*network)->template clear_imported<OutputBinding>(ids);
   }
 
   /// What a network loaded with LoadOptions::profiling recorded so far.
