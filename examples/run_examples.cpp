@@ -31,7 +31,9 @@ int run(const Example& example, int iterations) {
     std::fprintf(stderr, "%s: %s\n", example.name, optimized.status().message().c_str());
     return 1;
   }
-  auto id = runtime.load(*optimized);
+  kiln::LoadOptions options;
+  options.profiling = true;
+  auto id = runtime.load(*optimized, options);
   if (!id) {
     std::fprintf(stderr, "%s: %s\n", example.name, id.status().message().c_str());
     return 1;
@@ -69,7 +71,11 @@ int run(const Example& example, int iterations) {
   std::printf("%-14s          output %s: argmax %ld (p = %.4f), first values", "", out_info.shape.to_string().c_str(),
               static_cast<long>(best), output[static_cast<std::size_t>(best)]);
   for (std::size_t i = 0; i < std::min<std::size_t>(4, output.size()); ++i) std::printf(" %.5f", output[i]);
-  std::printf("\n");
+  // The profile's header and its three most expensive layers.
+  const std::string table = runtime.profile(*id)->to_table();
+  std::size_t end = 0;
+  for (int line = 0; line < 4 && end != std::string::npos; ++line) end = table.find('\n', end + 1);
+  std::printf("\n%s\n", table.substr(0, end).c_str());
   return 0;
 }
 

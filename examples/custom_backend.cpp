@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// A backend written outside kiln's tree: it runs ReLU activations (counting them in its context)
+// and leaves every other layer to RefBackend. Nothing in kiln changes to accept it.
+#include <cstdio>
+#include <vector>
+
+#include <kiln/kiln.hpp>
+
+namespace my {
+struct Context : kiln::ref::Context {  // inherited reference workloads run with it
+  int relu_runs = 0;
+};
+}  // namespace my
+
+struct MyBackend {
+  using fallback = kiln::RefBackend;
+  static constexpr std::string_view id = "MyAcc";
+  static constexpr std::size_t alignment = 64;
+  using memory = kiln::HostMemory;
+  using context = my::Context;
+  static bool available() noexcept { return true; }
+};
+
+template <>
+struct kiln::Workload<kiln::ops::Activation, MyBackend> {
+  static Status is_supported(const WorkloadInfo<ops::Activation>& info) {
+    if (info.params.function != ops::ActivationFunction::ReLU || info.inputs[0].type != DataType::Float32)
+      return Status::error(ErrorCode::Unsupported, "MyAcc runs Float32 ReLU only");
+    return Status::ok();
+  }
+  explicit Workload(const WorkloadInfo<ops::Activation>&) {}
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, my::Context& context) const {
+    ++context.relu_runs;
+    const auto x = in[0].as<float>();
+    const auto y = out[0].as<float>();
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+  }
+};
+
+int main() {
+  kiln::Network net;
+  auto x = net.add_input(0, {{1, 4}}, "x");
+  auto w = net.add_constant<float>({{3, 4}}, std::vector<float>{1, 0, 0, 0, 0, 1, 0, 0, -1, -1, -1, -1}, "w");
+  auto dense = net.add<kiln::ops::FullyConnected>({}, {x, w}, "dense");
+  net.add_output(0, net.add<kiln::ops::Activation>({}, {dense}, "relu"), "y");
+
+  using Runtime = kiln::Runtime<MyBackend, kiln::RefBackend>;
+  auto optimized = kiln::optimize<MyBackend, kiln::RefBackend>(std::move(net));
+  if (!optimized) return std::puts(optimized.status().message().c_str()), 1;
+  std::fputs(optimized->to_string().c_str(), stdout);
+
+  Runtime runtime;
+  auto id = runtime.load(*optimized);
+  if (!id) return std::puts(id.status().message().c_str()), 1;
+  std::vector<float> in{1, 2, 3, 4}, out(3);
+  const kiln::InputBinding inputs[] = {{0, {*runtime.input_info(*id, 0), in.data()}}};
+  const kiln::OutputBinding outputs[] = {{0, {*runtime.output_info(*id, 0), out.data()}}};
+  if (auto status = runtime.enqueue(*id, inputs, outputs); !status) return std::puts(status.message().c_str()), 1;
+  std::printf("y = [%g, %g, %g]; MyAcc ran ReLU %d time(s)\n", out[0], out[1], out[2],
+              runtime.context<MyBackend>().relu_runs);
+  // dense = [1, 2, -10]; relu -> [1, 2, 0]
+  return out == std::vector<float>{1, 2, 0} && runtime.context<MyBackend>().relu_runs == 1 ? 0 : 1;
+}
