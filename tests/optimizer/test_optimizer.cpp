@@ -120,6 +120,16 @@ TEST_CASE("An unavailable backend is skipped with its reason", "[optimizer]") {
   auto optimized = optimize<UnavailableBackend, RefBackend>(small_network());
   REQUIRE(optimized);
   CHECK(optimized->backend_id(layer_named(optimized->network(), "exp")) == "CpuRef");
+  // Both backends use ref::Context; each still gets its own, and the network runs.
+  Runtime<UnavailableBackend, RefBackend> runtime;
+  auto id = runtime.load(*optimized);
+  REQUIRE(id);
+  float in[4] = {-1, 0, 1, 2}, out[4] = {};
+  const InputBinding inputs[] = {{0, {{{4}}, in}}};
+  const OutputBinding outputs[] = {{0, {{{4}}, out}}};
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  CHECK(out[3] == 6.0f);
+  CHECK(&runtime.context<UnavailableBackend>() != &runtime.context<RefBackend>());
   auto forced = optimize<UnavailableBackend, RefBackend>(small_network(), {{"Unavailable"}});
   REQUIRE_FALSE(forced);
   CHECK_THAT(forced.status().message(), Catch::Contains("Unavailable is not available on this machine"));

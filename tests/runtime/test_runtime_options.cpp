@@ -266,3 +266,49 @@ TEST_CASE("The logger is silent by default and reports loads, unloads and failur
   CHECK(lines.empty());
   CHECK_FALSE(errors_only.unload(*second + 1));
 }
+
+// A backend with typed options, handed to its context when the runtime is built.
+namespace tuned {
+struct Options {
+  int threads = 1;
+  bool fast_math = false;
+  std::string tuning_file;
+};
+struct Context : ref::Context {
+  Options seen;
+  int configured = 0;
+  void configure(const Options& options) {
+    seen = options;
+    ++configured;
+  }
+};
+}  // namespace tuned
+
+struct TunedBackend {
+  using fallback = RefBackend;
+  static constexpr std::string_view id = "Tuned";
+  static constexpr std::size_t alignment = 64;
+  using memory = HostMemory;
+  using context = tuned::Context;
+  using options = tuned::Options;
+  static bool available() noexcept { return true; }
+};
+
+TEST_CASE("Typed backend options reach the backend's context", "[runtime][options]") {
+  static_assert(std::is_same_v<backend_options_t<TunedBackend>, tuned::Options>);
+  static_assert(std::is_same_v<backend_options_t<RefBackend>, NoBackendOptions>);
+  BackendOptions<TunedBackend, RefBackend> options;
+  options.get<TunedBackend>().threads = 3;
+  options.get<TunedBackend>().fast_math = true;
+  options.get<TunedBackend>().tuning_file = "tuned.txt";
+  Runtime<TunedBackend, RefBackend> runtime({}, options);
+  const tuned::Context& context = runtime.context<TunedBackend>();
+  CHECK(context.configured == 1);
+  CHECK(context.seen.threads == 3);
+  CHECK(context.seen.fast_math);
+  CHECK(context.seen.tuning_file == "tuned.txt");
+  // Without options the context is configured with the defaults.
+  Runtime<TunedBackend, RefBackend> defaults;
+  CHECK(defaults.context<TunedBackend>().configured == 1);
+  CHECK(defaults.context<TunedBackend>().seen.threads == 1);
+}

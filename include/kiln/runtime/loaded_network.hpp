@@ -274,7 +274,7 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
                                           " cannot profile its workloads; load without profiling");
                 using W = workload_t<Op, B>;
                 entry.workload = ErasedWorkload::make<W, typename B::context>(W(info));
-                entry.context = &std::get<typename B::context>(contexts);
+                entry.context = &std::get<index_of_v<B, TypeList<Bs...>>>(contexts);  // by position: contexts may share a type
                 entry.backend = B::id;
               }
             });

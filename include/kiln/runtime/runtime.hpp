@@ -8,6 +8,7 @@
 #include <optional>
 #include <tuple>
 
+#include "kiln/runtime/backend_options.hpp"
 #include "kiln/runtime/loaded_network.hpp"
 #include "kiln/runtime/working_mem_handle.hpp"
 
@@ -36,7 +37,14 @@ class Runtime {
  public:
   using OptimizedNetworkType = OptimizedNetwork<Backends...>;
 
-  explicit Runtime(RuntimeOptions options = {}) : options_(options) {}
+  /// \param backend_options typed options per backend, given to each context's `configure`.
+  explicit Runtime(RuntimeOptions options = {}, const BackendOptions<Backends...>& backend_options = {})
+      : options_(options) {
+    for_each_backend_context([&]<class B>(std::type_identity<B>, auto& context) {
+      if constexpr (requires { context.configure(backend_options.template get<B>()); })
+        context.configure(backend_options.template get<B>());
+    });
+  }
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
@@ -198,7 +206,7 @@ class Runtime {
   template <class B>
   typename B::context& context() {
     static_assert((std::same_as<B, Backends> || ...), "kiln: context<B>() names a backend this Runtime does not have");
-    return std::get<typename B::context>(contexts_);
+    return std::get<index_of_v<B, TypeList<Backends...>>>(contexts_);  // by position: contexts may share a type
   }
 
   /// The compiled-in backends, in preference order, and whether each can run on this machine.
@@ -228,6 +236,10 @@ class Runtime {
   template <class F>
   void for_each_context(F&& f) {
     std::apply([&](auto&... context) { (f(context), ...); }, contexts_);
+  }
+  template <class F>
+  void for_each_backend_context(F&& f) {
+    (f(std::type_identity<Backends>{}, std::get<index_of_v<Backends, TypeList<Backends...>>>(contexts_)), ...);
   }
   /// Frees the working memory of the network enqueued before `id`, when that was another one.
   void release_previous(NetworkId id) {
