@@ -78,6 +78,7 @@ struct WorkingMemory {
   AlignedBuffer arena;
   std::vector<std::vector<ConstTensor>> inputs;  ///< per step
   std::vector<std::vector<Tensor>> outputs;      ///< per step
+  std::vector<bool> exported;                    ///< per step: this inference's output went in place
   bool allocated = false;
 };
 
@@ -118,6 +119,7 @@ class LoadedNetwork {
     memory.arena.release();
     memory.inputs.clear();
     memory.outputs.clear();
+    memory.exported.clear();
     memory.allocated = false;
   }
 
@@ -313,6 +315,7 @@ inline Status LoadedNetwork::allocate(WorkingMemory& memory) const {
   };
   memory.inputs.assign(steps_.size(), {});
   memory.outputs.assign(steps_.size(), {});
+  memory.exported.assign(steps_.size(), false);
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     for (std::size_t t : steps_[s].inputs) memory.inputs[s].push_back({tensors_[t].info, address(tensors_[t])});
     for (std::size_t t : steps_[s].outputs) memory.outputs[s].push_back({tensors_[t].info, address(tensors_[t])});
@@ -418,20 +421,21 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
                                 std::span<const OutputBinding> outputs, InferenceTiming* timing) const {
   const auto start = Clock::now();
   // Point every exporting producer at the user's buffer, or back at the arena (the output step's
-  // own view) when export is off or the buffer is misaligned.
-  std::vector<bool> exported(steps_.size(), false);
-  for (std::size_t s = 0; s < steps_.size(); ++s) {
-    const Step& step = steps_[s];
-    if (step.kind != Step::Kind::Output || step.zero_copy_views.empty()) continue;
-    void* target = const_cast<void*>(memory.inputs[s][0].data);  // the arena, which is writable
-    for (const OutputBinding& b : outputs)
-      if (b.id == step.binding && options_.export_outputs && aligned(b.tensor.data)) {
-        target = b.tensor.data;
-        exported[s] = true;
-      }
-    const auto [producer, position] = step.zero_copy_views.front();
-    memory.outputs[producer][position].data = target;
-  }
+  // own view) when the buffer is misaligned.
+  if (options_.export_outputs)
+    for (std::size_t s = 0; s < steps_.size(); ++s) {
+      const Step& step = steps_[s];
+      if (step.kind != Step::Kind::Output || step.zero_copy_views.empty()) continue;
+      void* target = const_cast<void*>(memory.inputs[s][0].data);  // the arena, which is writable
+      memory.exported[s] = false;
+      for (const OutputBinding& b : outputs)
+        if (b.id == step.binding && aligned(b.tensor.data)) {
+          target = b.tensor.data;
+          memory.exported[s] = true;
+        }
+      const auto [producer, position] = step.zero_copy_views.front();
+      memory.outputs[producer][position].data = target;
+    }
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     switch (step.kind) {
@@ -440,15 +444,17 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
           if (b.id != step.binding) continue;
           const bool import = options_.import_inputs && aligned(b.tensor.data);
           // Readers see the user's buffer (import) or the arena copy; neither is ever written.
-          const void* source = import ? b.tensor.data : memory.outputs[s][0].data;
-          for (const auto& [reader, position] : step.zero_copy_views) memory.inputs[reader][position].data = source;
+          if (options_.import_inputs) {
+            const void* source = import ? b.tensor.data : memory.outputs[s][0].data;
+            for (const auto& [reader, position] : step.zero_copy_views) memory.inputs[reader][position].data = source;
+          }
           if (!import && b.tensor.info.num_bytes() != 0)
             std::memcpy(memory.outputs[s][0].data, b.tensor.data, b.tensor.info.num_bytes());
         }
         break;
       case Step::Kind::Output:
         for (const OutputBinding& b : outputs)
-          if (b.id == step.binding && !exported[s] && b.tensor.info.num_bytes() != 0)
+          if (b.id == step.binding && !memory.exported[s] && b.tensor.info.num_bytes() != 0)
             std::memcpy(b.tensor.data, memory.inputs[s][0].data, b.tensor.info.num_bytes());
         break;
       case Step::Kind::Compute: {
