@@ -153,3 +153,46 @@ TEST_CASE("optimize reports graph errors before assigning", "[optimizer][errors]
   REQUIRE_FALSE(optimized);
   CHECK(optimized.status().code() == ErrorCode::InvalidNetwork);
 }
+
+/// Its own Activation workload runs ReLU only; every other activation is left to the workload it
+/// inherits from RefBackend.
+struct PickyBackend {
+  using fallback = RefBackend;
+  static constexpr std::string_view id = "Picky";
+  static constexpr std::size_t alignment = 64;
+  using memory = HostMemory;
+  using context = ref::Context;
+  static bool available() noexcept { return true; }
+};
+
+template <>
+struct kiln::Workload<ops::Activation, PickyBackend> {
+  static Status is_supported(const WorkloadInfo<ops::Activation>& info) {
+    if (info.params.function != ops::ActivationFunction::ReLU) return Status::error(ErrorCode::Unsupported, "Picky runs ReLU only");
+    return Status::ok();
+  }
+  explicit Workload(const WorkloadInfo<ops::Activation>&) {}
+  void run(std::span<const ConstTensor>, std::span<const Tensor> out, ref::Context&) const {
+    for (float& y : out[0].as<float>()) y = -42.0f;  // a marker: this workload ran
+  }
+};
+
+TEST_CASE("A backend whose own workload refuses a layer runs it with the workload it inherits", "[optimizer]") {
+  auto optimized = optimize<PickyBackend>(small_network());
+  REQUIRE(optimized);
+  const Network& net = optimized->network();
+  CHECK(optimized->backend_id(layer_named(net, "relu")) == "Picky");
+  CHECK(optimized->workload_level(layer_named(net, "relu")) == 0);
+  CHECK(optimized->backend_id(layer_named(net, "relu6")) == "Picky");
+  CHECK(optimized->workload_level(layer_named(net, "relu6")) == 1);  // RefBackend's, inherited
+  Runtime<PickyBackend> runtime;
+  auto id = runtime.load(*optimized);
+  REQUIRE(id);
+  float in[4] = {-1, 0, 1, 2}, out[4] = {};
+  const InputBinding inputs[] = {{0, {{{4}}, in}}};
+  const OutputBinding outputs[] = {{0, {{{4}}, out}}};
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  // relu -> -42 (Picky's marker), exp -> e^-42 ~ 0, relu6 (Ref's) -> ~0.
+  for (float y : out) CHECK(y == Approx(0.0f).margin(1e-12));
+  CHECK(out[0] >= 0.0f);
+}

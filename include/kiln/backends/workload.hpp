@@ -71,6 +71,21 @@ struct all_ops_supported<Backend, TypeList<Ops...>> {
 template <class Backend>
 inline constexpr bool all_ops_supported_v = detail::all_ops_supported<Backend, ops::op_list>::value;
 
+/// Calls f(std::type_identity<W>{}) for every workload that Backend can run Op with, its own first
+/// and then each fallback's, until f returns true. Returns whether one did. A backend whose own
+/// workload rejects a layer thus still runs it with the workload it inherits (xsimd's parent-arch
+/// kernels), so `all_ops_supported_v` keeps its promise.
+template <class Op, class Backend, class F>
+constexpr bool for_each_workload_in_chain(F&& f) {
+  if constexpr (std::is_void_v<Backend>) {
+    return false;
+  } else {
+    if constexpr (!std::derived_from<Workload<Op, Backend>, NotImplemented>)
+      if (f(std::type_identity<Workload<Op, Backend>>{})) return true;
+    return for_each_workload_in_chain<Op, typename Backend::fallback>(f);
+  }
+}
+
 /// Asks a workload type whether it runs a layer with these infos (yes unless it says otherwise).
 template <class Op, class W>
 Status workload_supports(const WorkloadInfo<Op>& info) {

@@ -50,6 +50,8 @@ class OptimizedNetwork {
   std::span<const LayerId> execution_order() const noexcept { return network_.execution_order(); }
   /// Index into Bs... of the backend that runs `layer`; no_backend for Input, Output and Constant.
   std::size_t backend_index(LayerId layer) const { return backend_of_[layer]; }
+  /// Which workload of that backend's fallback chain runs `layer` (0: the first it has).
+  std::size_t workload_level(LayerId layer) const { return workload_level_[layer]; }
   /// BackendId of the backend that runs `layer`, or "" for Input, Output and Constant.
   std::string_view backend_id(LayerId layer) const {
     return backend_of_[layer] == no_backend ? std::string_view{} : detail::backend_ids<Bs...>[backend_of_[layer]];
@@ -74,19 +76,32 @@ class OptimizedNetwork {
 
   Network network_;
   std::vector<std::size_t> backend_of_;
+  std::vector<std::size_t> workload_level_;
 };
 
 namespace detail {
 
-/// Why backend B cannot run `layer`, or ok when it can.
+/// Which workload of B's chain runs `layer` (0: B's own or the first it inherits; 1: the next
+/// in its fallback chain...), or why none of them can.
 template <Backend B, class Op>
-Status backend_can_run(const Network& network, const Layer& layer, const typename Op::Params& params) {
+Expected<std::size_t> backend_can_run(const Network& network, const Layer& layer, const typename Op::Params& params) {
   if constexpr (!supports_v<Op, B>) {
     return Status::error(ErrorCode::Unsupported, B::id, " does not implement ", Op::name);
   } else {
     if (!B::available()) return Status::error(ErrorCode::Unsupported, B::id, " is not available on this machine");
     const LayerInputs inputs(network, layer);
-    return workload_supports<Op, workload_t<Op, B>>(inputs.info_for<Op>(layer, params));
+    const WorkloadInfo<Op> info = inputs.info_for<Op>(layer, params);
+    Status first_refusal;
+    std::size_t level = 0;
+    const bool found = for_each_workload_in_chain<Op, B>([&]<class W>(std::type_identity<W>) {
+      Status status = workload_supports<Op, W>(info);
+      if (status) return true;
+      if (first_refusal) first_refusal = status;
+      ++level;
+      return false;
+    });
+    if (!found) return first_refusal;
+    return level;
   }
 }
 
@@ -127,6 +142,7 @@ Expected<OptimizedNetwork<Bs...>> optimize(Network network, const OptimizerOptio
 
   OptimizedNetwork<Bs...> result;
   result.backend_of_.assign(network.num_layers(), OptimizedNetwork<Bs...>::no_backend);
+  result.workload_level_.assign(network.num_layers(), 0);
   for (LayerId id : network.execution_order()) {
     const Layer& layer = network.layer(id);
     Status failure = std::visit(
@@ -137,15 +153,16 @@ Expected<OptimizedNetwork<Bs...>> optimize(Network network, const OptimizerOptio
           } else {
             std::string reasons;
             for (std::size_t index : *preferences) {
-              Status status;
+              Expected<std::size_t> level = Status::error(ErrorCode::Unsupported, "unreachable");
               detail::visit_backend<Bs...>(index, [&]<class B>(std::type_identity<B>) {
-                status = detail::backend_can_run<B, Op>(network, layer, descriptor.value);
+                level = detail::backend_can_run<B, Op>(network, layer, descriptor.value);
               });
-              if (status) {
+              if (level) {
                 result.backend_of_[id] = index;
+                result.workload_level_[id] = *level;
                 return Status::ok();
               }
-              reasons += detail::str_cat(reasons.empty() ? "" : "; ", status.message());
+              reasons += detail::str_cat(reasons.empty() ? "" : "; ", level.status().message());
             }
             return Status::error(ErrorCode::Unsupported, layer.describe(), " cannot run on any backend: ", reasons);
           }

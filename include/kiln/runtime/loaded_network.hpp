@@ -274,8 +274,12 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
                 if (options.profiling && !capabilities.profiling)
                   capable = Status::error(ErrorCode::Unsupported, "backend ", B::id,
                                           " cannot profile its workloads; load without profiling");
-                using W = workload_t<Op, B>;
-                entry.workload = ErasedWorkload::make<W, typename B::context>(W(info));
+                std::size_t level = optimized.workload_level(id);
+                for_each_workload_in_chain<Op, B>([&]<class W>(std::type_identity<W>) {
+                  if (level-- != 0) return false;
+                  entry.workload = ErasedWorkload::make<W, typename B::context>(W(info));
+                  return true;
+                });
                 entry.context = &std::get<index_of_v<B, TypeList<Bs...>>>(contexts);  // by position: contexts may share a type
                 entry.backend = B::id;
               }
