@@ -69,6 +69,18 @@ LayerId layer_named(const Network& net, std::string_view name) {
   FAIL("no layer " << name);
   return 0;
 }
+/// Loads small_network() as optimized and runs it on x = [-1, 0, 1, 2].
+template <class... Bs>
+std::vector<float> run_small(const OptimizedNetwork<Bs...>& optimized) {
+  Runtime<Bs...> runtime;
+  auto id = runtime.load(optimized);
+  REQUIRE(id);
+  std::vector<float> in{-1, 0, 1, 2}, out(4);
+  const InputBinding inputs[] = {{0, {{{4}}, in.data()}}};
+  const OutputBinding outputs[] = {{0, {{{4}}, out.data()}}};
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  return out;
+}
 }  // namespace
 
 TEST_CASE("Each layer goes to the first backend that supports it; the rest fall back", "[optimizer]") {
@@ -87,13 +99,7 @@ TEST_CASE("Each layer goes to the first backend that supports it; the rest fall 
         "y (Output)\n");
 
   // The mixed network computes what a RefBackend-only one computes.
-  Runtime<ReluOnlyBackend, RefBackend> runtime;
-  auto id = runtime.load(*optimized);
-  REQUIRE(id);
-  float in[4] = {-1, 0, 1, 2}, out[4] = {};
-  const InputBinding inputs[] = {{0, {{{4}}, in}}};
-  const OutputBinding outputs[] = {{0, {{{4}}, out}}};
-  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  const auto out = run_small(*optimized);
   CHECK(out[0] == 1.0f);
   CHECK(out[1] == 1.0f);
   CHECK(out[2] == Approx(std::exp(1.0f)));
@@ -121,14 +127,8 @@ TEST_CASE("An unavailable backend is skipped with its reason", "[optimizer]") {
   REQUIRE(optimized);
   CHECK(optimized->backend_id(layer_named(optimized->network(), "exp")) == "CpuRef");
   // Both backends use ref::Context; each still gets its own, and the network runs.
+  CHECK(run_small(*optimized)[3] == 6.0f);
   Runtime<UnavailableBackend, RefBackend> runtime;
-  auto id = runtime.load(*optimized);
-  REQUIRE(id);
-  float in[4] = {-1, 0, 1, 2}, out[4] = {};
-  const InputBinding inputs[] = {{0, {{{4}}, in}}};
-  const OutputBinding outputs[] = {{0, {{{4}}, out}}};
-  REQUIRE(runtime.enqueue(*id, inputs, outputs));
-  CHECK(out[3] == 6.0f);
   CHECK(&runtime.context<UnavailableBackend>() != &runtime.context<RefBackend>());
   auto forced = optimize<UnavailableBackend, RefBackend>(small_network(), {{"Unavailable"}});
   REQUIRE_FALSE(forced);
@@ -185,13 +185,7 @@ TEST_CASE("A backend whose own workload refuses a layer runs it with the workloa
   CHECK(optimized->workload_level(layer_named(net, "relu")) == 0);
   CHECK(optimized->backend_id(layer_named(net, "relu6")) == "Picky");
   CHECK(optimized->workload_level(layer_named(net, "relu6")) == 1);  // RefBackend's, inherited
-  Runtime<PickyBackend> runtime;
-  auto id = runtime.load(*optimized);
-  REQUIRE(id);
-  float in[4] = {-1, 0, 1, 2}, out[4] = {};
-  const InputBinding inputs[] = {{0, {{{4}}, in}}};
-  const OutputBinding outputs[] = {{0, {{{4}}, out}}};
-  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  const auto out = run_small(*optimized);
   // relu -> -42 (Picky's marker), exp -> e^-42 ~ 0, relu6 (Ref's) -> ~0.
   for (float y : out) CHECK(y == Approx(0.0f).margin(1e-12));
   CHECK(out[0] >= 0.0f);
