@@ -52,6 +52,7 @@ class Runtime {
   /// backend context with a `before_load(const Network&) -> Status` or `after_load(NetworkId)`
   /// member is told (a failing before_load cancels the load).
   Expected<NetworkId> load(const OptimizedNetworkType& network, LoadOptions options = {}) {
+    std::lock_guard lifecycle(lifecycle_mutex_);
     Status ready;
     for_each_context([&](auto& context) {
       if constexpr (requires { { context.before_load(network.network()) } -> std::same_as<Status>; })
@@ -81,6 +82,7 @@ class Runtime {
   /// Unloads a network; its memory is freed once no execution uses it any more. Backend contexts
   /// with `before_unload(NetworkId)` / `after_unload(NetworkId)` members are told.
   Status unload(NetworkId id) {
+    std::lock_guard lifecycle(lifecycle_mutex_);
     if (auto network = find(id); !network) return network.status();
     for_each_context([&](auto& context) {
       if constexpr (requires { context.before_unload(id); }) context.before_unload(id);
@@ -257,7 +259,8 @@ class Runtime {
 
   RuntimeOptions options_;
   std::tuple<typename Backends::context...> contexts_;
-  mutable std::mutex mutex_;
+  std::mutex lifecycle_mutex_;  // loads and unloads one at a time, so context hooks come in pairs
+  mutable std::mutex mutex_;    // guards networks_ and last_enqueued_
   std::map<NetworkId, std::shared_ptr<detail::LoadedNetwork>> networks_;
   std::optional<NetworkId> last_enqueued_;
   NetworkId next_id_ = 0;
