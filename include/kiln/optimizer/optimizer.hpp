@@ -84,13 +84,11 @@ namespace detail {
 /// Which workload of B's chain runs `layer` (0: B's own or the first it inherits; 1: the next
 /// in its fallback chain...), or why none of them can.
 template <Backend B, class Op>
-Expected<std::size_t> backend_can_run(const Network& network, const Layer& layer, const typename Op::Params& params) {
+Expected<std::size_t> backend_can_run(const WorkloadInfo<Op>& info) {
   if constexpr (!supports_v<Op, B>) {
     return Status::error(ErrorCode::Unsupported, B::id, " does not implement ", Op::name);
   } else {
     if (!B::available()) return Status::error(ErrorCode::Unsupported, B::id, " is not available on this machine");
-    const LayerInputs inputs(network, layer);
-    const WorkloadInfo<Op> info = inputs.info_for<Op>(layer, params);
     Status first_refusal;
     std::size_t level = 0;
     const bool found = for_each_workload_in_chain<Op, B>([&]<class W>(std::type_identity<W>) {
@@ -151,11 +149,13 @@ Expected<OptimizedNetwork<Bs...>> optimize(Network network, const OptimizerOptio
           if constexpr (ops::is_structural_v<Op>) {
             return Status::ok();
           } else {
+            const LayerInputs inputs(network, layer);
+            const WorkloadInfo<Op> info = inputs.info_for<Op>(layer, descriptor.value);
             std::string reasons;
             for (std::size_t index : *preferences) {
               Expected<std::size_t> level = Status::error(ErrorCode::Unsupported, "unreachable");
               detail::visit_backend<Bs...>(index, [&]<class B>(std::type_identity<B>) {
-                level = detail::backend_can_run<B, Op>(network, layer, descriptor.value);
+                level = detail::backend_can_run<B, Op>(info);
               });
               if (level) {
                 result.backend_of_[id] = index;

@@ -539,12 +539,23 @@ inline Status LoadedNetwork::execute(WorkingMemory& memory, std::span<const Inpu
                                      std::span<const OutputBinding> given_outputs,
                                      std::span<const ImportedId> imported_inputs,
                                      std::span<const ImportedId> imported_outputs) const {
-  auto all_inputs = with_imported(given_inputs, imported_inputs);
-  if (!all_inputs) return all_inputs.status();
-  auto all_outputs = with_imported(given_outputs, imported_outputs);
-  if (!all_outputs) return all_outputs.status();
-  const std::span<const InputBinding> inputs = *all_inputs;
-  const std::span<const OutputBinding> outputs = *all_outputs;
+  // Merged lists are built only when pre-imported ids are given: no allocation per inference otherwise.
+  std::vector<InputBinding> merged_inputs;
+  std::vector<OutputBinding> merged_outputs;
+  std::span<const InputBinding> inputs = given_inputs;
+  std::span<const OutputBinding> outputs = given_outputs;
+  if (!imported_inputs.empty()) {
+    auto all = with_imported(given_inputs, imported_inputs);
+    if (!all) return all.status();
+    merged_inputs = std::move(*all);
+    inputs = merged_inputs;
+  }
+  if (!imported_outputs.empty()) {
+    auto all = with_imported(given_outputs, imported_outputs);
+    if (!all) return all.status();
+    merged_outputs = std::move(*all);
+    outputs = merged_outputs;
+  }
   if (auto s = check_bindings(inputs, Step::Kind::Input); !s) return s;
   if (auto s = check_bindings(outputs, Step::Kind::Output); !s) return s;
   if (auto s = allocate(memory); !s) return s;
