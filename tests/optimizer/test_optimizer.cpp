@@ -190,3 +190,58 @@ TEST_CASE("A backend whose own workload refuses a layer runs it with the workloa
   for (float y : out) CHECK(y == Approx(0.0f).margin(1e-12));
   CHECK(out[0] >= 0.0f);
 }
+
+namespace {
+/// x [1, 1, 3, 1] -> conv 1x1 (weight 2, bias 1) -> batch norm -> relu6 -> y, and a second reader
+/// of the convolution's output when `conv_also_output`.
+Network conv_bn_relu6(bool conv_also_output) {
+  Network net;
+  auto x = net.add_input(0, {{1, 1, 3, 1}}, "x");
+  auto w = net.add_constant<float>({{1, 1, 1, 1}}, std::vector<float>{2}, "w");
+  auto b = net.add_constant<float>({{1}}, std::vector<float>{1}, "b");
+  auto conv = net.add<ops::Convolution2d>({}, {x, w, b}, "conv");
+  auto stat = [&](float v, const char* name) { return net.add_constant<float>({{1}}, std::vector<float>{v}, name); };
+  auto bn = net.add<ops::BatchNormalization>({.epsilon = 0.0f},
+                                             {conv, stat(1, "mean"), stat(4, "variance"), stat(0.5f, "beta"), stat(2, "gamma")}, "bn");
+  net.add_output(0, net.add<ops::Activation>(ops::Activation::relu6(), {bn}, "relu6"), "y");
+  if (conv_also_output) net.add_output(1, conv, "conv_out");
+  return net;
+}
+
+std::vector<float> run_conv_bn_relu6(const OptimizedNetwork<RefBackend>& optimized) {
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(optimized);
+  REQUIRE(id);
+  std::vector<float> x{-2, 0, 3}, y(3), conv(3);
+  std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), x.data()}}};
+  std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), y.data()}}};
+  if (auto info = runtime.output_info(*id, 1)) outputs.push_back({1, {*info, conv.data()}});
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  return y;
+}
+}  // namespace
+
+TEST_CASE("Batch normalization folds into the convolution and the activation fuses into it", "[optimizer][passes]") {
+  // conv = 2x + 1 = {-3, 1, 7}; bn = (conv - 1) * 2 / sqrt(4) + 0.5 = {-3.5, 0.5, 6.5}; relu6 = {0, 0.5, 6}.
+  const std::vector<float> expected{0, 0.5f, 6};
+  auto fused = optimize<RefBackend>(conv_bn_relu6(false));
+  REQUIRE(fused);
+  const std::string text = fused->to_string();
+  CHECK_THAT(text, Catch::Contains("conv (Convolution2d + BoundedReLU)"));
+  CHECK_THAT(text, !Catch::Contains("bn (BatchNormalization)") && !Catch::Contains("relu6 (Activation)"));
+  CHECK_THAT(text, Catch::Contains("conv/folded_weights") && Catch::Contains("conv/folded_bias"));
+  CHECK(run_conv_bn_relu6(*fused) == expected);
+
+  auto unfused = optimize<RefBackend>(conv_bn_relu6(false), {.fold_batch_norms = false, .fuse_activations = false});
+  REQUIRE(unfused);
+  CHECK_THAT(unfused->to_string(), Catch::Contains("bn (BatchNormalization)") && Catch::Contains("relu6 (Activation)"));
+  CHECK(run_conv_bn_relu6(*unfused) == expected);
+}
+
+TEST_CASE("A convolution whose output has another reader is neither folded nor fused", "[optimizer][passes]") {
+  auto optimized = optimize<RefBackend>(conv_bn_relu6(true));
+  REQUIRE(optimized);
+  const std::string text = optimized->to_string();
+  CHECK_THAT(text, Catch::Contains("conv (Convolution2d)") && Catch::Contains("bn (BatchNormalization)") && Catch::Contains("relu6 (Activation)"));
+  CHECK(run_conv_bn_relu6(*optimized) == std::vector<float>{0, 0.5f, 6});
+}

@@ -97,6 +97,35 @@ class Network {
     return add_constant(std::move(info), std::span<const T>(data), name);
   }
 
+  /// The parameters of layer `id` when it is an Op layer, for optimizer passes that rewrite it.
+  template <OpDescriptor Op>
+  constexpr typename Op::Params* mutable_params_if(LayerId id) {
+    shapes_inferred_ = false;
+    auto* d = std::get_if<OpParams<Op>>(&layers_[id].descriptor);
+    return d ? &d->value : nullptr;
+  }
+  /// Makes every input slot that reads `from` read `to` instead: a pass bypasses a layer this way,
+  /// which then drops out of the execution order.
+  constexpr void redirect(OutputSlot from, OutputSlot to) {
+    shapes_inferred_ = false;
+    for (Layer& layer : layers_)
+      for (auto& input : layer.inputs)
+        if (input == from) input = to;
+  }
+  /// Adds an unconnected input slot to a layer (a pass giving a convolution a bias); returns its index.
+  constexpr std::size_t add_input_slot(LayerId id) {
+    shapes_inferred_ = false;
+    layers_[id].inputs.emplace_back();
+    return layers_[id].inputs.size() - 1;
+  }
+  /// How many input slots of executed layers read `slot` (valid after infer_shapes()).
+  constexpr std::size_t readers(OutputSlot slot) const {
+    std::size_t count = 0;
+    for (LayerId id : order_)
+      for (const auto& input : layers_[id].inputs) count += input == slot ? 1 : 0;
+    return count;
+  }
+
   constexpr std::size_t num_layers() const noexcept { return layers_.size(); }
   constexpr const Layer& layer(LayerId id) const { return layers_[id]; }
   constexpr std::span<const Layer> layers() const noexcept { return layers_; }

@@ -2,6 +2,7 @@
 // Activation: the elementwise non-linearities that follow convolutions and dense layers.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "kiln/ops/op_common.hpp"
@@ -21,6 +22,12 @@ enum class ActivationFunction : std::uint8_t {
   GELU,         ///< x * Phi(x) with the exact erf; the tanh approximation when a != 0
 };
 
+constexpr std::string_view to_string(ActivationFunction f) noexcept {
+  constexpr std::string_view names[] = {"ReLU", "BoundedReLU", "LeakyReLU", "ELU",  "Sigmoid",
+                                        "Tanh", "HardSigmoid", "HardSwish", "GELU"};
+  return names[static_cast<std::size_t>(f)];
+}
+
 /// Elementwise activation (Arm NN ActivationLayer, TFLite RELU/RELU6/LOGISTIC/TANH/HARD_SWISH/GELU...).
 struct Activation {
   static constexpr std::string_view name = "Activation";
@@ -34,9 +41,18 @@ struct Activation {
 
   static constexpr Params relu6() { return {ActivationFunction::BoundedReLU, 6.0f, 0.0f}; }
 
-  static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+  /// Checks the parameters themselves; layers with a fused activation check theirs with it too.
+  static constexpr Status validate(const Params& p) {
     if (p.function == ActivationFunction::BoundedReLU && !(p.b <= p.a))
       return detail::invalid("BoundedReLU needs lower bound b <= upper bound a, got a = ", p.a, ", b = ", p.b);
+    return Status::ok();
+  }
+  static constexpr Status validate(const std::optional<Params>& fused) {
+    return fused ? validate(*fused) : Status::ok();
+  }
+
+  static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    if (auto s = validate(p); !s) return s;
     out[0] = TensorInfo{in[0].shape, in[0].type, in[0].quantization};
     return Status::ok();
   }

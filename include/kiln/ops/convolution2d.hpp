@@ -4,6 +4,9 @@
 
 #include <string_view>
 
+#include <optional>
+
+#include "kiln/ops/activation.hpp"
 #include "kiln/ops/op_common.hpp"
 
 namespace kiln::ops {
@@ -21,10 +24,13 @@ struct Convolution2d {
     Size2d stride;
     Size2d dilation;
     std::uint32_t groups = 1;
+    /// Applied to every output element; set by the optimizer when it fuses a following Activation.
+    std::optional<Activation::Params> activation;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    if (auto s = Activation::validate(p.activation); !s) return s;
     if (auto s = detail::expect_rank(in, 0, "input", 4); !s) return s;
     if (auto s = detail::expect_rank(in, 1, "weights", 4); !s) return s;
     const TensorShape& x = in[0].shape;

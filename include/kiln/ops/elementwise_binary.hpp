@@ -4,6 +4,9 @@
 
 #include <string_view>
 
+#include <optional>
+
+#include "kiln/ops/activation.hpp"
 #include "kiln/ops/op_common.hpp"
 
 namespace kiln::ops {
@@ -22,10 +25,13 @@ struct ElementwiseBinary {
   static constexpr Arity arity{2, 2};
   struct Params {
     BinaryOperation operation = BinaryOperation::Add;
+    /// Applied to every output element; set by the optimizer when it fuses a following Activation.
+    std::optional<Activation::Params> activation;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
-  static constexpr Status infer(const Params&, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+  static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    if (auto s = Activation::validate(p.activation); !s) return s;
     if (auto s = detail::expect_same_type(in, 0, 1); !s) return s;
     auto shape = detail::broadcast_shapes(in[0].shape, in[1].shape);
     if (!shape) return shape.status();

@@ -4,6 +4,9 @@
 
 #include <string_view>
 
+#include <optional>
+
+#include "kiln/ops/activation.hpp"
 #include "kiln/ops/op_common.hpp"
 
 namespace kiln::ops {
@@ -16,10 +19,13 @@ struct FullyConnected {
   static constexpr std::string_view name = "FullyConnected";
   static constexpr Arity arity{2, 3};
   struct Params {
+    /// Applied to every output element; set by the optimizer when it fuses a following Activation.
+    std::optional<Activation::Params> activation;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
-  static constexpr Status infer(const Params&, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+  static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    if (auto s = Activation::validate(p.activation); !s) return s;
     if (in[0].rank() < 1) return detail::invalid("input 0 (input) must have rank 1 or more");
     if (auto s = detail::expect_rank(in, 1, "weights", 2); !s) return s;
     const std::uint32_t k = in[0].shape.dim_from_end(0);

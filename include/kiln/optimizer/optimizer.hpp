@@ -11,6 +11,8 @@
 
 #include "kiln/backends/backend_pack.hpp"
 #include "kiln/graph/network.hpp"
+#include "kiln/optimizer/passes/fold_batch_norm.hpp"
+#include "kiln/optimizer/passes/fuse_activations.hpp"
 
 namespace kiln {
 
@@ -19,6 +21,10 @@ struct OptimizerOptions {
   /// Backend ids in order of preference; empty means the order of the Runtime's backend pack.
   /// Every id must name a backend of the pack; backends not listed are not used.
   std::vector<std::string_view> backend_preferences;
+  /// Fold a BatchNormalization that follows a convolution into its weights and bias.
+  bool fold_batch_norms = true;
+  /// Fuse an Activation into the convolution, dense or elementwise layer before it.
+  bool fuse_activations = true;
 };
 
 /// The inputs of a layer as a workload sees them at load time: their infos, and the data of those
@@ -62,7 +68,10 @@ class OptimizedNetwork {
     std::string text;
     for (LayerId id : execution_order()) {
       const Layer& layer = network_.layer(id);
-      text += detail::str_cat(layer.name, " (", layer.op_name(), ")");
+      text += detail::str_cat(layer.name, " (", layer.op_name());
+      if (const auto fused = passes::fused_activation(layer))
+        text += detail::str_cat(" + ", ops::to_string(fused->function));
+      text += ')';
       for (const TensorInfo& info : layer.outputs) text += detail::str_cat(' ', info.to_string());
       if (backend_of_[id] != no_backend) text += detail::str_cat(" -> ", backend_id(id));
       text += '\n';
@@ -134,6 +143,11 @@ template <Backend... Bs>
 Expected<OptimizedNetwork<Bs...>> optimize(Network network, const OptimizerOptions& options = {}) {
   static_assert(detail::check_backend_pack<Bs...>());
   if (!network.shapes_inferred())
+    if (auto status = network.infer_shapes(); !status) return status;
+  // Each pass reads the execution order, so the network is re-inferred after one that changed it.
+  if (options.fold_batch_norms && passes::fold_batch_norms(network) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
+  if (options.fuse_activations && passes::fuse_activations(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
   auto preferences = detail::preference_order<Bs...>(options);
   if (!preferences) return preferences.status();

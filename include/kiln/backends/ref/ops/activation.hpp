@@ -42,4 +42,12 @@ struct Workload<ops::Activation, RefBackend> : ref::Float32Kernel<ops::Activatio
   }
 };
 
+namespace ref {
+/// Applies a layer's fused activation (if it has one) to its n output elements.
+inline void apply_activation(const std::optional<ops::Activation::Params>& activation, float* y, std::uint64_t n) {
+  if (activation)
+    for (std::uint64_t i = 0; i < n; ++i) y[i] = Workload<ops::Activation, RefBackend>::apply(*activation, y[i]);
+}
+}  // namespace ref
+
 }  // namespace kiln

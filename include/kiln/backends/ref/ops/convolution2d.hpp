@@ -2,7 +2,7 @@
 // Reference Convolution2d: the direct seven-loop convolution, skipping taps that fall in the padding.
 #pragma once
 
-#include "kiln/backends/ref/ref_kernel.hpp"
+#include "kiln/backends/ref/ops/activation.hpp"
 
 namespace kiln {
 
@@ -41,6 +41,7 @@ struct Workload<ops::Convolution2d, RefBackend> : ref::Float32Kernel<ops::Convol
             }
             y[((std::uint64_t{n} * ys[1] + oy) * ys[2] + ox) * ys[3] + oc] = sum;
           }
+    ref::apply_activation(params_.activation, ref::floats(out[0]), out[0].info.num_elements());
   }
 };
 

@@ -2,7 +2,7 @@
 // Reference DepthwiseConvolution2d: each output channel convolves one input channel.
 #pragma once
 
-#include "kiln/backends/ref/ref_kernel.hpp"
+#include "kiln/backends/ref/ops/activation.hpp"
 
 namespace kiln {
 
@@ -40,6 +40,7 @@ struct Workload<ops::DepthwiseConvolution2d, RefBackend> : ref::Float32Kernel<op
             }
             y[((std::uint64_t{n} * ys[1] + oy) * ys[2] + ox) * ys[3] + oc] = sum;
           }
+    ref::apply_activation(params_.activation, ref::floats(out[0]), out[0].info.num_elements());
   }
 };
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kiln/backends/ref/ref_kernel.hpp"
+#include "kiln/backends/ref/ops/activation.hpp"
 
 namespace kiln {
 
@@ -44,6 +44,7 @@ struct Workload<ops::ElementwiseBinary, RefBackend> : ref::Float32Kernel<ops::El
       }
       y[i] = apply(params_.operation, a[ia], b[ib]);
     }
+    ref::apply_activation(params_.activation, ref::floats(out[0]), out[0].info.num_elements());
   }
 };
 

@@ -2,7 +2,7 @@
 // Reference FullyConnected: one dot product per (row, output feature).
 #pragma once
 
-#include "kiln/backends/ref/ref_kernel.hpp"
+#include "kiln/backends/ref/ops/activation.hpp"
 
 namespace kiln {
 
@@ -24,6 +24,7 @@ struct Workload<ops::FullyConnected, RefBackend> : ref::Float32Kernel<ops::Fully
         for (std::uint32_t p = 0; p < k; ++p) sum += x[r * k + p] * w[std::uint64_t{j} * k + p];
         y[r * n + j] = sum;
       }
+    ref::apply_activation(params_.activation, ref::floats(out[0]), out[0].info.num_elements());
   }
 };
 

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fusion pass: an Activation that is the only reader of a convolution, dense or elementwise layer joins it.
+#pragma once
+
+#include <optional>
+
+#include "kiln/graph/network.hpp"
+
+namespace kiln::passes {
+
+/// The activation fused into a layer, if its op can carry one and it has one.
+inline std::optional<ops::Activation::Params> fused_activation(const Layer& layer) {
+  return std::visit(
+      [](const auto& d) -> std::optional<ops::Activation::Params> {
+        if constexpr (requires { d.value.activation; }) return d.value.activation;
+        else return std::nullopt;
+      },
+      layer.descriptor);
+}
+
+/// Moves each Activation into the layer that produces its input when that layer's op applies a
+/// fused activation (Convolution2d, DepthwiseConvolution2d, FullyConnected, ElementwiseBinary),
+/// has none yet, and the activation is the only reader of its output; the Activation layer then
+/// drops out of the network. The output then never makes a round trip through memory between
+/// the two. Returns how many were fused. Needs inferred shapes; leaves them to be inferred again.
+inline std::size_t fuse_activations(Network& network) {
+  std::size_t fused = 0;
+  const std::vector<LayerId> order(network.execution_order().begin(), network.execution_order().end());
+  for (LayerId id : order) {
+    const auto* activation = network.layer(id).params_if<ops::Activation>();
+    if (!activation) continue;
+    const OutputSlot source = *network.layer(id).inputs[0];
+    if (network.readers(source) != 1) continue;
+    const bool done = std::visit(
+        [&]<class P>(const P&) {
+          if constexpr (requires(typename P::op::Params p) { p.activation; }) {
+            auto* params = network.mutable_params_if<typename P::op>(source.layer);
+            if (params->activation) return false;
+            params->activation = *activation;
+            return true;
+          } else {
+            return false;
+          }
+        },
+        network.layer(source.layer).descriptor);
+    if (!done) continue;
+    network.redirect({id, 0}, source);
+    ++fused;
+  }
+  return fused;
+}
+
+}  // namespace kiln::passes
