@@ -139,4 +139,30 @@ inline Network mobilenet_v2(std::uint32_t resolution = 224, std::uint32_t classe
   return b.take();
 }
 
+/// The MobileNet-v1-like network of kiln's NeonBackend benchmark (299 MFLOP at 224 x 224): a 3x3
+/// stride-2 convolution 3 -> 32, four depthwise-separable blocks (depthwise 3x3 + pointwise 1x1,
+/// each with bias and ReLU6) with (stride, channels) = (1, 32 -> 64), (2, 64 -> 128),
+/// (1, 128 -> 128), (2, 128 -> 256), global average pool, dense 256 -> 1000 and softmax.
+inline Network mobilenet_v1_like(std::uint32_t resolution = 224) {
+  ExampleBuilder b(4);
+  Network& net = b.network();
+  auto y = b.conv(net.add_input(0, {{1, resolution, resolution, 3}}, "image"), 3, 32, 3, 2, "conv0");
+  struct Block {
+    std::uint32_t stride, in, out;
+  };
+  constexpr Block blocks[] = {{1, 32, 64}, {2, 64, 128}, {1, 128, 128}, {2, 128, 256}};
+  int index = 1;
+  for (const Block& block : blocks) {
+    const std::string name = "block" + std::to_string(index);
+    y = b.depthwise(y, block.in, block.stride, name + "/depthwise");
+    y = b.conv(y, block.in, block.out, 1, 1, name + "/pointwise");
+    ++index;
+  }
+  y = net.add<ops::Pooling2d>({.kind = ops::PoolingKind::Average, .global = true}, {y}, "global_pool");
+  y = net.add<ops::Reshape>({{1, 256}}, {y}, "flatten");
+  y = b.dense(y, 256, 1000, "classifier");
+  net.add_output(0, net.add<ops::Softmax>({}, {y}, "softmax"), "probabilities");
+  return b.take();
+}
+
 }  // namespace kiln::examples

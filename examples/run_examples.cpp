@@ -20,6 +20,7 @@ struct Example {
 };
 
 kiln::Network mobilenet_v2_224() { return kiln::examples::mobilenet_v2(224); }
+kiln::Network mobilenet_v1_like_224() { return kiln::examples::mobilenet_v1_like(224); }
 
 template <class... Backends>
 int run(const Example& example, int iterations) {
@@ -84,13 +85,25 @@ int run(const Example& example, int iterations) {
 int main() {
   const Example examples[] = {{"mlp", kiln::examples::mlp},
                               {"small_cnn", kiln::examples::small_cnn},
+                              {"mobilenet_v1", mobilenet_v1_like_224},
                               {"mobilenet_v2", mobilenet_v2_224}};
+#if KILN_WITH_NEON
+  using Accelerated = kiln::Runtime<kiln::NeonBackend, kiln::RefBackend>;
+#else
+  using Accelerated = kiln::Runtime<kiln::RefBackend>;
+#endif
   std::printf("kiln %s: compiled-in backends:", KILN_VERSION);
-  for (const auto& backend : kiln::Runtime<kiln::RefBackend>::device_spec().backends)
+  for (const auto& backend : Accelerated::device_spec().backends)
     std::printf(" %.*s (%s)", static_cast<int>(backend.id.size()), backend.id.data(),
                 backend.available ? "available" : "unavailable");
   std::printf("\n\n");
   int failures = 0;
-  for (const Example& example : examples) failures += run<kiln::RefBackend>(example, example.build == mobilenet_v2_224 ? 3 : 20);
+  for (const Example& example : examples) {
+    const bool large = example.build == mobilenet_v2_224 || example.build == mobilenet_v1_like_224;
+    failures += run<kiln::RefBackend>(example, large ? 3 : 20);
+#if KILN_WITH_NEON
+    failures += run<kiln::NeonBackend, kiln::RefBackend>(example, large ? 20 : 200);
+#endif
+  }
   return failures == 0 ? 0 : 1;
 }

@@ -11,3 +11,6 @@
 #include "kiln/runtime/arena_tensors.hpp"
 #include "kiln/runtime/runtime.hpp"
 #include "kiln/backends/ref/ref_backend.hpp"
+#if KILN_WITH_NEON
+#include "kiln/backends/neon/neon_backend.hpp"
+#endif

@@ -32,3 +32,15 @@ TEST_CASE("BatchNormalization rejects statistics of the wrong length", "[ops][ba
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("input 2 (variance) has 2 elements but x has 3 channels"));
 }
+
+TEMPLATE_LIST_TEST_CASE("BatchNormalization matches RefBackend on channel tails", "[ops][batch_normalization]",
+                        accelerated_backends) {
+  for (std::uint32_t c : {1u, 3u, 16u, 17u, 35u}) {
+    INFO(c << " channels");
+    check_against_ref<ops::BatchNormalization, TestType>(
+        {.epsilon = 1e-3f}, {random_f32({2, 3, 5, c}, c), random_f32({c}, 10).as_constant(),
+                             random_f32({c}, 11, 0.1f, 2.0f).as_constant(), random_f32({c}, 12).as_constant(),
+                             random_f32({c}, 13).as_constant()},
+        1e-5, 1e-5);
+  }
+}

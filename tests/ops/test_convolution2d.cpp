@@ -60,3 +60,32 @@ TEST_CASE("Convolution2d rejects bad descriptors and shapes with a clear message
   CHECK_THAT(message({}, {x, w, bad_bias}), Catch::Contains("bias has 3 elements"));
   CHECK_THAT(message({}, {x}), Catch::Contains("has 1 inputs; it takes 2 to 3"));
 }
+
+TEMPLATE_LIST_TEST_CASE("Convolution2d matches RefBackend on odd shapes, strides, paddings, dilations, groups",
+                        "[ops][convolution2d]", accelerated_backends) {
+  struct Case {
+    TensorShape input;
+    std::uint32_t out_channels, kh, kw;
+    ops::Convolution2d::Params params;
+  };
+  const Case cases[] = {
+      {{1, 7, 9, 3}, 17, 3, 3, {.padding = {1, 1, 1, 1}}},
+      {{2, 8, 8, 16}, 33, 1, 1, {}},                                        // pointwise: A read directly
+      {{1, 5, 6, 17}, 7, 1, 1, {.stride = {2, 2}}},                         // strided 1x1
+      {{1, 11, 10, 5}, 16, 3, 3, {.padding = {0, 2, 1, 0}, .stride = {2, 2}}},  // asymmetric padding
+      {{1, 12, 12, 4}, 9, 3, 3, {.padding = {2, 2, 2, 2}, .dilation = {2, 2}}},
+      {{1, 9, 9, 8}, 12, 3, 3, {.padding = {1, 1, 1, 1}, .groups = 4}},
+      {{1, 13, 13, 3}, 32, 5, 5, {.padding = {2, 2, 2, 2}, .stride = {2, 2}}},
+      {{1, 6, 6, 33}, 65, 3, 3, {.padding = {1, 1, 1, 1}, .activation = ops::Activation::relu6()}},
+      {{1, 4, 4, 6}, 6, 2, 3, {.stride = {1, 2}, .activation = ops::Activation::Params{ops::ActivationFunction::HardSwish}}},
+  };
+  for (const Case& c : cases) {
+    INFO("input " << c.input.to_string() << ", " << c.out_channels << " outputs, kernel " << c.kh << "x" << c.kw);
+    const std::uint32_t group_in = c.input[3] / c.params.groups;
+    auto x = random_f32(c.input, c.out_channels, -2, 2);
+    auto w = random_f32({c.out_channels, c.kh, c.kw, group_in}, c.kh).as_constant();
+    auto b = random_f32({c.out_channels}, c.kw).as_constant();
+    check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w, b}, 1e-5, 1e-5);
+    check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w}, 1e-5, 1e-5);
+  }
+}

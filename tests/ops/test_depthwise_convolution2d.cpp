@@ -37,3 +37,29 @@ TEST_CASE("DepthwiseConvolution2d rejects weights that do not match the channels
   auto w2 = TestTensor::f32({2, 3, 3, 3}, std::vector<float>(54, 1.0f)).as_constant();
   CHECK_FALSE(run_op<ops::DepthwiseConvolution2d>({}, {x, w2}));
 }
+
+TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches RefBackend on odd shapes, strides, paddings, dilations",
+                        "[ops][depthwise_convolution2d]", accelerated_backends) {
+  struct Case {
+    TensorShape input;
+    std::uint32_t kh, kw;
+    ops::DepthwiseConvolution2d::Params params;
+  };
+  const Case cases[] = {
+      {{1, 7, 9, 3}, 3, 3, {.padding = {1, 1, 1, 1}}},
+      {{2, 8, 8, 17}, 3, 3, {.padding = {1, 1, 1, 1}, .stride = {2, 2}}},
+      {{1, 9, 10, 33}, 5, 5, {.padding = {2, 2, 2, 2}}},
+      {{1, 11, 11, 16}, 5, 5, {.padding = {1, 2, 2, 1}, .stride = {2, 2}}},
+      {{1, 12, 12, 5}, 3, 3, {.padding = {2, 2, 2, 2}, .dilation = {2, 2}}},
+      {{1, 6, 7, 31}, 2, 3, {.padding = {0, 1, 1, 0}, .stride = {1, 2}, .activation = ops::Activation::relu6()}},
+      {{1, 5, 5, 144}, 3, 3, {.padding = {1, 1, 1, 1}, .activation = ops::Activation::Params{ops::ActivationFunction::ELU, 1.0f}}},
+  };
+  for (const Case& c : cases) {
+    INFO("input " << c.input.to_string() << ", kernel " << c.kh << "x" << c.kw);
+    auto x = random_f32(c.input, c.kh, -2, 2);
+    auto w = random_f32({1, c.kh, c.kw, c.input[3]}, c.kw).as_constant();
+    auto b = random_f32({c.input[3]}, 5).as_constant();
+    check_against_ref<ops::DepthwiseConvolution2d, TestType>(c.params, {x, w, b}, 1e-5, 1e-5);
+    check_against_ref<ops::DepthwiseConvolution2d, TestType>(c.params, {x, w}, 1e-5, 1e-5);
+  }
+}

@@ -27,3 +27,19 @@ TEST_CASE("FullyConnected rejects mismatched features", "[ops][fully_connected][
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("expect 4 input features") && Catch::Contains("has 3"));
 }
+
+TEMPLATE_LIST_TEST_CASE("FullyConnected matches RefBackend on every tile edge", "[ops][fully_connected]",
+                        accelerated_backends) {
+  // Rows around the register tile's height (6 or 12), outputs around its width (8, 16 or 32).
+  for (std::uint32_t rows : {1u, 5u, 6u, 7u, 12u, 13u, 25u})
+    for (std::uint32_t n : {1u, 7u, 16u, 17u, 33u, 65u})
+      for (std::uint32_t k : {1u, 3u, 64u}) {
+        INFO(rows << " rows, " << n << " outputs, " << k << " inputs");
+        ops::FullyConnected::Params p;
+        if (n == 17) p.activation = ops::Activation::relu6();
+        if (n == 33) p.activation = ops::Activation::Params{ops::ActivationFunction::Sigmoid};
+        std::vector<TestTensor> inputs = {random_f32({rows, k}, rows, -2, 2), random_f32({n, k}, n).as_constant()};
+        if (k != 3) inputs.push_back(random_f32({n}, k).as_constant());
+        check_against_ref<ops::FullyConnected, TestType>(p, inputs, 1e-5, 1e-5);
+      }
+}

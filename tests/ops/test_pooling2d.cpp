@@ -42,3 +42,17 @@ TEST_CASE("Pooling2d rejects windows larger than the padded input and padding as
   REQUIRE_FALSE(r2);
   CHECK_THAT(r2.status().message(), Catch::Contains("padding must be smaller than the window"));
 }
+
+TEMPLATE_LIST_TEST_CASE("Pooling2d matches RefBackend with padding, strides and channel tails", "[ops][pooling2d]",
+                        accelerated_backends) {
+  using K = ops::PoolingKind;
+  for (K kind : {K::Max, K::Average})
+    for (std::uint32_t c : {1u, 5u, 16u, 17u, 33u}) {
+      INFO("kind " << static_cast<int>(kind) << ", " << c << " channels");
+      auto x = random_f32({2, 9, 11, c}, c);
+      check_against_ref<ops::Pooling2d, TestType>({.kind = kind, .window = {3, 3}, .stride = {2, 2}, .padding = {1, 1, 1, 1}}, {x});
+      check_against_ref<ops::Pooling2d, TestType>({.kind = kind, .window = {2, 3}, .stride = {2, 1}, .padding = {0, 1, 1, 0},
+                                                   .count_include_pad = true, .ceil_mode = true}, {x});
+      check_against_ref<ops::Pooling2d, TestType>({.kind = kind, .global = true}, {x});
+    }
+}

@@ -30,3 +30,12 @@ TEST_CASE("Softmax rejects an axis out of range", "[ops][softmax][errors]") {
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("axis 2 is out of range for a tensor of rank 2"));
 }
+
+TEMPLATE_LIST_TEST_CASE("Softmax matches RefBackend along the innermost axis", "[ops][softmax]", accelerated_backends) {
+  for (std::uint32_t n : {1u, 3u, 7u, 16u, 17u, 33u, 1000u})
+    for (bool log : {false, true}) {
+      INFO(n << " classes, log " << log);
+      check_against_ref<ops::Softmax, TestType>({.axis = -1, .beta = 0.7f, .log = log}, {random_f32({3, n}, n, -20.0f, 20.0f)},
+                                                1e-5, 1e-6);
+    }
+}

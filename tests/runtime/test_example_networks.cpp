@@ -75,3 +75,35 @@ TEST_CASE("MobileNet-v2 at 224x224: the greedy plan is within 5% of the lower bo
   CHECK(memory.lower_bound_bytes >= 2ull * 112 * 112 * 32 * 4);
   CHECK(memory.unplanned_bytes > 4 * memory.arena_bytes);
 }
+
+#if KILN_WITH_NEON
+TEST_CASE("The example networks on NeonBackend match RefBackend, every layer on NeonBackend", "[runtime][examples][neon]") {
+  for (auto [name, build] : {std::pair{"small_cnn", +[] { return examples::small_cnn(); }},
+                             std::pair{"mobilenet_v1_like 64", +[] { return examples::mobilenet_v1_like(64); }},
+                             std::pair{"mobilenet_v2 64", +[] { return examples::mobilenet_v2(64, 100); }}}) {
+    SECTION(name) {
+      auto optimized = optimize<NeonBackend, RefBackend>(build());
+      REQUIRE(optimized);
+      for (LayerId id : optimized->execution_order())
+        if (optimized->backend_index(id) != OptimizedNetwork<NeonBackend, RefBackend>::no_backend)
+          CHECK(optimized->backend_id(id) == "CpuAcc");
+      for (unsigned threads : {1u, 2u}) {
+        BackendOptions<NeonBackend, RefBackend> options;
+        options.get<NeonBackend>().threads = threads;
+        Runtime<NeonBackend, RefBackend> runtime({}, options);
+        auto id = runtime.load(*optimized);
+        REQUIRE(id);
+        const TensorInfo in_info = *runtime.input_info(*id, 0), out_info = *runtime.output_info(*id, 0);
+        std::vector<float> input = examples::WeightGenerator(7).values(in_info.num_elements(), 1.0f);
+        std::vector<float> output(out_info.num_elements());
+        const InputBinding in[] = {{0, {in_info, input.data()}}};
+        const OutputBinding out[] = {{0, {out_info, output.data()}}};
+        REQUIRE(runtime.enqueue(*id, in, out));
+        const Outcome reference = run_on_ref(build());
+        check_probabilities(output);
+        for (std::size_t i = 0; i < output.size(); ++i) REQUIRE(output[i] == Approx(reference.output[i]).margin(1e-6).epsilon(1e-4));
+      }
+    }
+  }
+}
+#endif

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -15,7 +16,14 @@
 namespace kiln::test {
 
 /// The backends every op test runs on; each is compared with the independent reference data.
+/// The accelerated ones are also compared with RefBackend on random data of awkward shapes.
+#if KILN_WITH_NEON
+using tested_backends = std::tuple<RefBackend, NeonBackend>;
+using accelerated_backends = std::tuple<NeonBackend>;
+#else
 using tested_backends = std::tuple<RefBackend>;
+using accelerated_backends = std::tuple<>;
+#endif
 
 /// A tensor with owned data, as test inputs and outputs.
 struct TestTensor {
@@ -54,8 +62,11 @@ struct TestTensor {
 
 /// Builds the network Input(s)/Constant(s) -> Op -> Output(s), runs it once on Backend (with
 /// RefBackend behind it for any other backend) and returns the outputs, or the first error.
+/// `threads` goes to backends that take a thread count (0: their default); `workload_level`, when
+/// given, receives which workload of Backend's fallback chain ran the op (0: Backend's own).
 template <class Op, class Backend = RefBackend>
-Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs) {
+Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs,
+                                         unsigned threads = 0, std::size_t* workload_level = nullptr) {
   Network net;
   const LayerId layer = net.add_layer<Op>(params, inputs.size(), "op");
   std::vector<InputBinding> feeds;
@@ -74,7 +85,11 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
   auto run = [&]<class... Bs>(std::type_identity<Runtime<Bs...>>) -> Expected<std::vector<TestTensor>> {
     auto optimized = optimize<Bs...>(std::move(net), {{Backend::id}});
     if (!optimized) return optimized.status();
-    Runtime<Bs...> runtime;
+    if (workload_level) *workload_level = optimized->workload_level(layer);
+    BackendOptions<Bs...> backend_options;
+    if constexpr (requires { backend_options.template get<Backend>().threads; })
+      backend_options.template get<Backend>().threads = threads;
+    Runtime<Bs...> runtime({}, backend_options);
     auto id = runtime.load(*optimized);
     if (!id) return id.status();
     std::vector<TestTensor> results;
@@ -128,6 +143,39 @@ void check_op(const typename Op::Params& params, const std::vector<TestTensor>& 
   for (std::size_t i = 0; i < expected.size(); ++i) {
     INFO("output " << i);
     check_close((*outputs)[i], expected[i], rtol, atol);
+  }
+}
+
+/// Deterministic values in [low, high) for comparisons between backends.
+inline TestTensor random_f32(TensorShape shape, std::uint32_t seed, float low = -1.0f, float high = 1.0f) {
+  std::vector<float> values(shape.num_elements());
+  std::uint32_t state = seed * 2654435761u + 1u;
+  for (float& v : values) {
+    state = state * 1664525u + 1013904223u;  // Numerical Recipes LCG: the same data on every platform
+    v = low + (high - low) * static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
+  }
+  return TestTensor::f32(shape, values);
+}
+
+/// Runs an op on Backend with one thread and with three, and on RefBackend: the outputs must be
+/// bit-identical across thread counts and within tolerance of RefBackend's.
+template <class Op, class Backend>
+void check_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol = 1e-5,
+                       double atol = 1e-5) {
+  auto expected = run_op<Op, RefBackend>(params, inputs);
+  if (!expected) FAIL(expected.status().message());
+  std::size_t level = 0;
+  auto one_thread = run_op<Op, Backend>(params, inputs, 1, &level);
+  auto three_threads = run_op<Op, Backend>(params, inputs, 3);
+  INFO("backend " << Backend::id);
+  if (!one_thread) FAIL(one_thread.status().message());
+  if (!three_threads) FAIL(three_threads.status().message());
+  REQUIRE(level == 0);  // Backend's own kernel ran, not the Ref workload it inherits
+  REQUIRE(one_thread->size() == expected->size());
+  for (std::size_t i = 0; i < expected->size(); ++i) {
+    INFO("output " << i);
+    CHECK((*one_thread)[i].bytes == (*three_threads)[i].bytes);
+    check_close((*one_thread)[i], (*expected)[i], rtol, atol);
   }
 }
 

@@ -68,24 +68,25 @@ inline std::array<std::uint32_t, TensorShape::max_rank> unravel(std::uint64_t in
 
 /// Fails unless every tensor of the layer is Float32, naming the first that is not.
 template <class Op>
-Status require_float32(const WorkloadInfo<Op>& info) {
+Status require_float32(const WorkloadInfo<Op>& info, std::string_view backend = RefBackend::id) {
   for (std::size_t i = 0; i < info.inputs.size(); ++i)
     if (info.inputs[i].type != DataType::Float32)
-      return Status::error(ErrorCode::Unsupported, RefBackend::id, " runs ", Op::name, " in Float32 only; input ", i,
-                           " is ", to_string(info.inputs[i].type));
+      return Status::error(ErrorCode::Unsupported, backend, " runs ", Op::name, " in Float32 only; input ", i, " is ",
+                           to_string(info.inputs[i].type));
   for (std::size_t i = 0; i < info.outputs.size(); ++i)
     if (info.outputs[i].type != DataType::Float32)
-      return Status::error(ErrorCode::Unsupported, RefBackend::id, " runs ", Op::name, " in Float32 only; output ", i,
-                           " is ", to_string(info.outputs[i].type));
+      return Status::error(ErrorCode::Unsupported, backend, " runs ", Op::name, " in Float32 only; output ", i, " is ",
+                           to_string(info.outputs[i].type));
   return Status::ok();
 }
 
-/// Base of the reference workloads: keeps the parameters; Float32 only unless a workload says otherwise.
-template <class Op>
+/// Base of the Float32 workloads of RefBackend (and of backends that reuse it): keeps the
+/// parameters and refuses other data types.
+template <class Op, class Backend = RefBackend>
 class Float32Kernel {
  public:
   explicit Float32Kernel(const WorkloadInfo<Op>& info) : params_(info.params) {}
-  static Status is_supported(const WorkloadInfo<Op>& info) { return require_float32(info); }
+  static Status is_supported(const WorkloadInfo<Op>& info) { return require_float32(info, Backend::id); }
 
  protected:
   typename Op::Params params_;

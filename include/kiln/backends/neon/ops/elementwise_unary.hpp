@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Neon ElementwiseUnary: xsimd's vector functions, streamed a vector at a time over thread chunks.
+#pragma once
+
+#include "kiln/backends/neon/parallel.hpp"
+#include "kiln/backends/neon/simd/vector_ops.hpp"
+
+namespace kiln {
+
+template <>
+struct Workload<ops::ElementwiseUnary, NeonBackend> : neon::Float32Kernel<ops::ElementwiseUnary> {
+  using Float32Kernel::Float32Kernel;
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
+    using neon::Vec;
+    using U = ops::UnaryOperation;
+    const float* x = neon::floats(in[0]);
+    float* y = neon::floats(out[0]);
+    auto stream = [&](auto f) {
+      neon::parallel_chunks(context, in[0].info.num_elements(),
+                            [&](std::size_t begin, std::size_t end) { neon::map(x + begin, y + begin, end - begin, f); });
+    };
+    switch (params_.operation) {
+      case U::Abs: return stream([](Vec v) { return xsimd::abs(v); });
+      case U::Neg: return stream([](Vec v) { return -v; });
+      case U::Exp: return stream([](Vec v) { return xsimd::exp(v); });
+      case U::Log: return stream([](Vec v) { return xsimd::log(v); });
+      case U::Sqrt: return stream([](Vec v) { return xsimd::sqrt(v); });
+      // Exact division, not the approximate rsqrt/rcp instructions: results stay within an ulp or two of Ref.
+      case U::Rsqrt: return stream([](Vec v) { return Vec(1.0f) / xsimd::sqrt(v); });
+      case U::Reciprocal: return stream([](Vec v) { return Vec(1.0f) / v; });
+    }
+  }
+};
+
+}  // namespace kiln

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Neon FullyConnected: the packed GEMM with every leading index of the input as a row of A.
+#pragma once
+
+#include "kiln/backends/neon/simd/gemm.hpp"
+
+namespace kiln {
+
+/// Deviation from Ref: weights are packed at load, so they (and the bias) must be constants.
+template <>
+struct Workload<ops::FullyConnected, NeonBackend> : neon::Float32Kernel<ops::FullyConnected> {
+  static Status is_supported(const WorkloadInfo<ops::FullyConnected>& info) {
+    return neon::require_float32_constants(info, 1);
+  }
+
+  explicit Workload(const WorkloadInfo<ops::FullyConnected>& info)
+      : Float32Kernel(info),
+        weights_(static_cast<const float*>(info.constants[1]),
+                 info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr, 1,
+                 info.inputs[1].shape[0], info.inputs[1].shape[1]),
+        epilogue_(neon::Epilogue::from(params_.activation)) {}
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
+    const std::size_t k = weights_.k();
+    const std::size_t rows = k == 0 ? 0 : in[0].info.num_elements() / k;
+    neon::gemm(context, neon::DenseRows{neon::floats(in[0]), k}, rows, weights_, 0, neon::floats(out[0]), weights_.n(),
+               epilogue_);
+  }
+
+ private:
+  neon::PackedWeights weights_;
+  neon::Epilogue epilogue_;
+};
+
+}  // namespace kiln

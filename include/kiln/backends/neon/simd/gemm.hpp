@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// f32 GEMM for NeonBackend: weights packed once into column panels, an MR x NR register-tile micro-kernel.
+#pragma once
+
+#include <array>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "kiln/backends/neon/simd/vector_ops.hpp"
+
+namespace kiln::neon {
+
+/// The register tile: gemm_mr rows of C by gemm_nr columns (two vectors) held in registers. Rows
+/// are broadcast from A, the two B vectors are loaded once per k and reused gemm_mr times.
+/// 12 x 32 uses 24 of AVX-512's 32 registers; 6 x 2 vectors fits 16-register SSE/AVX2.
+inline constexpr std::size_t gemm_nr = 2 * lanes;
+inline constexpr std::size_t gemm_mr = lanes >= 16 ? 12 : 6;
+
+/// The B operand of C = A B (+ bias), packed at load: for every group, panels of gemm_nr columns,
+/// each K x gemm_nr contiguous, zero-padded past the last column; the bias padded the same way.
+///
+/// \code
+/// PackedWeights w(weights, bias, groups, n_per_group, k);  // once, at load
+/// gemm(context, DenseRows{a, lda}, m, w, 0, c, ldc, {});     // every inference
+/// \endcode
+class PackedWeights {
+ public:
+  PackedWeights() = default;
+  /// weights[(g * n + j) * k + p] is B[p][j] of group g (OHWI convolution weights and [N, K]
+  /// fully-connected weights both read this way); bias may be null.
+  PackedWeights(const float* weights, const float* bias, std::size_t groups, std::size_t n, std::size_t k)
+      : groups_(groups), n_(n), k_(k), panels_((n + gemm_nr - 1) / gemm_nr),
+        data_(groups * panels_ * k * 2), bias_(groups * panels_ * 2) {
+    float* packed = floats(data_);
+    float* packed_bias = floats(bias_);
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::size_t panel = 0; panel < panels_; ++panel) {
+        float* dst = packed + (g * panels_ + panel) * k * gemm_nr;
+        for (std::size_t p = 0; p < k; ++p)
+          for (std::size_t j = 0; j < gemm_nr; ++j) {
+            const std::size_t column = panel * gemm_nr + j;
+            dst[p * gemm_nr + j] = column < n ? weights[(g * n + column) * k + p] : 0.0f;
+          }
+        for (std::size_t j = 0; j < gemm_nr; ++j) {
+          const std::size_t column = panel * gemm_nr + j;
+          packed_bias[(g * panels_ + panel) * gemm_nr + j] = bias && column < n ? bias[g * n + column] : 0.0f;
+        }
+      }
+  }
+
+  std::size_t n() const noexcept { return n_; }
+  std::size_t k() const noexcept { return k_; }
+  std::size_t panels() const noexcept { return panels_; }
+  const float* panel(std::size_t group, std::size_t p) const {
+    return floats(data_) + (group * panels_ + p) * k_ * gemm_nr;
+  }
+  const float* bias(std::size_t group, std::size_t p) const {
+    return floats(bias_) + (group * panels_ + p) * gemm_nr;
+  }
+
+ private:
+  std::size_t groups_ = 0, n_ = 0, k_ = 0, panels_ = 0;
+  // Stored as vectors (two per panel row) for their alignment; xsimd's aligned_allocator would
+  // throw, which firmware builds with -fno-exceptions cannot compile.
+  static float* floats(std::vector<Vec>& v) { return reinterpret_cast<float*>(v.data()); }
+  static const float* floats(const std::vector<Vec>& v) { return reinterpret_cast<const float*>(v.data()); }
+  std::vector<Vec> data_, bias_;
+};
+
+/// A rows of a plain row-major matrix: row m starts at a + m * lda; one tap of K values.
+struct DenseRows {
+  const float* a;
+  std::size_t lda;
+  std::size_t taps() const noexcept { return 1; }
+  const float* row(std::size_t m, std::size_t) const noexcept { return a + m * lda; }
+};
+
+/// What the micro-kernel does to a tile before storing it: clamp in registers (ReLU, ReLU6 and the
+/// other bounded ReLUs), and any other fused activation on the stored rows.
+struct Epilogue {
+  float min = -std::numeric_limits<float>::infinity();
+  float max = std::numeric_limits<float>::infinity();
+  std::optional<ops::Activation::Params> activation;
+
+  static Epilogue from(const std::optional<ops::Activation::Params>& fused) {
+    using A = ops::ActivationFunction;
+    Epilogue e;
+    if (fused && fused->function == A::ReLU) e.min = 0.0f;
+    else if (fused && fused->function == A::BoundedReLU) e.min = fused->b, e.max = fused->a;
+    else e.activation = fused;
+    return e;
+  }
+};
+
+namespace detail {
+
+/// C[rows x columns] = bias + sum over taps t and channels p of A(row, t)[p] * B[t * channels + p].
+/// Each C element is one chain of fused multiply-adds in k order, whatever tile or thread computes it.
+template <std::size_t Rows, class Source>
+void gemm_tile(const Source& a, std::size_t first_row, std::size_t channels, const float* b, const float* bias,
+               float* c, std::size_t ldc, std::size_t columns, const Epilogue& epilogue) {
+  Vec acc[Rows][2];
+  const Vec bias0 = Vec::load_aligned(bias), bias1 = Vec::load_aligned(bias + lanes);
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < Rows; ++r) acc[r][0] = bias0, acc[r][1] = bias1;
+  for (std::size_t t = 0; t < a.taps(); ++t) {
+    const float* rows[Rows];
+#pragma GCC unroll 16
+    for (std::size_t r = 0; r < Rows; ++r) rows[r] = a.row(first_row + r, t);
+    for (std::size_t p = 0; p < channels; ++p, b += gemm_nr) {
+      const Vec b0 = Vec::load_aligned(b), b1 = Vec::load_aligned(b + lanes);
+#pragma GCC unroll 16
+      for (std::size_t r = 0; r < Rows; ++r) {
+        const Vec ar(rows[r][p]);
+        acc[r][0] = xsimd::fma(ar, b0, acc[r][0]);
+        acc[r][1] = xsimd::fma(ar, b1, acc[r][1]);
+      }
+    }
+  }
+  const Vec lo(epilogue.min), hi(epilogue.max);
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < Rows; ++r) {
+    const Vec c0 = xsimd::min(xsimd::max(acc[r][0], lo), hi), c1 = xsimd::min(xsimd::max(acc[r][1], lo), hi);
+    float* out = c + r * ldc;
+    if (columns == gemm_nr) {
+      c0.store_unaligned(out);
+      c1.store_unaligned(out + lanes);
+    } else if (columns > lanes) {
+      c0.store_unaligned(out);
+      store_tail(out + lanes, c1, columns - lanes);
+    } else if (columns == lanes) {
+      c0.store_unaligned(out);
+    } else {
+      store_tail(out, c0, columns);
+    }
+    apply_activation(epilogue.activation, out, columns);
+  }
+}
+
+template <class Source, std::size_t... Rows>
+constexpr auto tile_kernels(std::index_sequence<Rows...>) {
+  using Fn = void (*)(const Source&, std::size_t, std::size_t, const float*, const float*, float*, std::size_t,
+                      std::size_t, const Epilogue&);
+  return std::array<Fn, sizeof...(Rows)>{&gemm_tile<Rows + 1, Source>...};
+}
+
+}  // namespace detail
+
+/// C[m x n] = A[m x K] B (+ bias) for one group of packed weights, written with row stride ldc,
+/// split over the context's threads in blocks of rows x panels.
+template <class Source>
+void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights& b, std::size_t group, float* c,
+          std::size_t ldc, const Epilogue& epilogue) {
+  static constexpr auto kernels = detail::tile_kernels<Source>(std::make_index_sequence<gemm_mr>{});
+  const std::size_t channels = b.k() / a.taps();
+  const std::size_t row_tiles = (m + gemm_mr - 1) / gemm_mr;
+  // Panels per task: all of them for tall problems (the A tile stays in L1 across panels), fewer
+  // when there are too few row tiles to keep every thread busy.
+  const std::size_t panels = b.panels();
+  const std::size_t panel_block = row_tiles >= 4 * context.threads() ? panels
+                                  : std::max<std::size_t>(1, panels * row_tiles / (4 * context.threads()));
+  const std::size_t panel_blocks = (panels + panel_block - 1) / panel_block;
+  context.parallel_for(row_tiles * panel_blocks, [&](std::size_t task) {
+    const std::size_t tile = task / panel_blocks, block = task % panel_blocks;
+    const std::size_t first_row = tile * gemm_mr, rows = std::min(gemm_mr, m - first_row);
+    for (std::size_t p = block * panel_block; p < std::min(panels, (block + 1) * panel_block); ++p) {
+      const std::size_t first_column = p * gemm_nr;
+      kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), c + first_row * ldc + first_column,
+                        ldc, std::min(gemm_nr, b.n() - first_column), epilogue);
+    }
+  });
+}
+
+}  // namespace kiln::neon

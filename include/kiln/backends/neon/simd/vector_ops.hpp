@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// xsimd helpers shared by the Neon kernels: the float batch, tails without scalar loops, activations.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kiln/backends/neon/neon_kernel.hpp"
+#include "kiln/ops/activation.hpp"
+
+namespace kiln::neon {
+
+using Vec = xsimd::batch<float, NeonBackend::arch>;
+/// Floats per vector: 4 (SSE, NEON), 8 (AVX2), 16 (AVX-512).
+inline constexpr std::size_t lanes = Vec::size;
+
+/// The first n < lanes floats at p in a vector, zeros after: tails run the vector code, not a
+/// scalar loop, so small channel counts do not fall off a cliff.
+inline Vec load_tail(const float* p, std::size_t n) {
+  alignas(64) float buffer[lanes] = {};
+  std::memcpy(buffer, p, n * sizeof(float));
+  return Vec::load_aligned(buffer);
+}
+inline void store_tail(float* p, Vec v, std::size_t n) {
+  alignas(64) float buffer[lanes];
+  v.store_aligned(buffer);
+  std::memcpy(p, buffer, n * sizeof(float));
+}
+
+/// y[i] = f(x[i]) for i < n, a vector at a time.
+template <class F>
+void map(const float* x, float* y, std::size_t n, F&& f) {
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes) f(Vec::load_unaligned(x + i)).store_unaligned(y + i);
+  if (i < n) store_tail(y + i, f(load_tail(x + i, n - i)), n - i);
+}
+
+/// Horizontal max and sum of a vector.
+inline float reduce_max(Vec v) {
+  alignas(64) float buffer[lanes];
+  v.store_aligned(buffer);
+  float m = buffer[0];
+  for (std::size_t i = 1; i < lanes; ++i) m = std::max(m, buffer[i]);
+  return m;
+}
+inline float reduce_add(Vec v) { return xsimd::hadd(v); }
+
+/// Calls f with a vector functor for the activation `p`, so that the switch on the function is
+/// made once per kernel call, not once per vector. Each functor reads like RefBackend's formula.
+template <class F>
+decltype(auto) visit_activation(const ops::Activation::Params& p, F&& f) {
+  using A = ops::ActivationFunction;
+  const Vec a(p.a), b(p.b), zero(0.0f), one(1.0f), three(3.0f), six(6.0f), half(0.5f);
+  switch (p.function) {
+    case A::ReLU: return f([=](Vec x) { return xsimd::max(x, zero); });
+    case A::BoundedReLU: return f([=](Vec x) { return xsimd::min(a, xsimd::max(x, b)); });
+    case A::LeakyReLU: return f([=](Vec x) { return xsimd::select(x >= zero, x, a * x); });
+    case A::ELU: return f([=](Vec x) { return xsimd::select(x >= zero, x, a * xsimd::expm1(x)); });
+    case A::Sigmoid: return f([=](Vec x) { return one / (one + xsimd::exp(-x)); });
+    case A::Tanh: return f([=](Vec x) { return xsimd::tanh(x); });
+    case A::HardSigmoid: return f([=](Vec x) { return xsimd::max(zero, xsimd::min(one, a * x + b)); });
+    case A::HardSwish: return f([=](Vec x) { return x * xsimd::max(zero, xsimd::min(six, x + three)) / six; });
+    case A::GELU:
+      if (p.a != 0.0f) {
+        const Vec k(std::sqrt(2.0f / std::numbers::pi_v<float>)), c(0.044715f);
+        return f([=](Vec x) { return half * x * (one + xsimd::tanh(k * (x + c * x * x * x))); });
+      }
+      return f([=](Vec x) { return half * x * (one + xsimd::erf(x / Vec(std::numbers::sqrt2_v<float>))); });
+  }
+  return f([](Vec x) { return x; });
+}
+
+/// Applies an optional fused activation in place over n floats.
+inline void apply_activation(const std::optional<ops::Activation::Params>& activation, float* y, std::size_t n) {
+  if (activation) visit_activation(*activation, [&](auto f) { map(y, y, n, f); });
+}
+
+}  // namespace kiln::neon
