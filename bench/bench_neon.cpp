@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+// NeonBackend against the machine's limits and other libraries, measured in the same run: FMA peak,
+// memory bandwidth, GEMM (Eigen, oneDNN), convolutions (oneDNN), whole networks (RefBackend, threads).
+// Prints a table and writes CSV: case, variant, kiln_value, anchor, anchor_value, unit, ratio
+// (ratio > 1: kiln is better).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <kiln/kiln.hpp>
+
+#include "example_networks.hpp"
+#if KILN_BENCH_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+extern "C" void omp_set_num_threads(int);
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Median and minimum seconds of f over repeated runs (at least `runs`, and at least 0.3 s).
+struct Timing {
+  double median, min;
+};
+Timing measure(const std::function<void()>& f, int runs = 7) {
+  f();  // warm-up: caches, page faults, lazy thread pools
+  std::vector<double> seconds;
+  const auto start = Clock::now();
+  while (static_cast<int>(seconds.size()) < runs || std::chrono::duration<double>(Clock::now() - start).count() < 0.3) {
+    const auto t0 = Clock::now();
+    f();
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    if (seconds.size() > 2000) break;
+  }
+  std::ranges::sort(seconds);
+  return {seconds[seconds.size() / 2], seconds.front()};
+}
+
+struct Row {
+  std::string name, variant;
+  double kiln;
+  std::string anchor;
+  double anchor_value;
+  std::string unit;
+  bool higher_is_better;
+  double ratio() const { return higher_is_better ? kiln / anchor_value : anchor_value / kiln; }
+};
+std::vector<Row> rows;
+
+void add(Row row) {
+  std::printf("%-34s %-26s %12.4g %-18s %12.4g %-8s %7.3f\n", row.name.c_str(), row.variant.c_str(), row.kiln,
+              row.anchor.c_str(), row.anchor_value, row.unit.c_str(), row.ratio());
+  rows.push_back(std::move(row));
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 2654435761u + seed) % 2001) / 1000.0f - 1.0f;
+  return v;
+}
+
+// ---- physical limits -----------------------------------------------------------------------------
+
+double fma_peak_gflops() {
+  using kiln::neon::Vec;
+  constexpr int chains = 16;  // independent accumulators: enough to cover FMA latency on two ports
+  constexpr long iterations = 20'000'000;
+  Vec acc[chains];
+  for (int c = 0; c < chains; ++c) acc[c] = Vec(1.0f + c * 1e-3f);
+  const Vec a(0.999999f), b(1e-7f);
+  const Timing t = measure([&] {
+    for (long i = 0; i < iterations; ++i)
+      for (int c = 0; c < chains; ++c) acc[c] = xsimd::fma(acc[c], a, b);
+  }, 3);
+  float sink = 0;
+  for (int c = 0; c < chains; ++c) sink += kiln::neon::reduce_add(acc[c]);
+  if (sink == 12345.0f) std::puts("");
+  return 2.0 * kiln::neon::lanes * chains * iterations / t.min / 1e9;
+}
+
+double memory_bandwidth_gbs() {
+  const std::size_t n = 64u << 20;  // 256 MiB per array: far beyond every cache
+  std::vector<float> x(n, 1.0f), y(n, 2.0f);
+  const Timing t = measure([&] {
+    kiln::neon::map(x.data(), y.data(), n, [](kiln::neon::Vec v) { return v * kiln::neon::Vec(1.0001f); });
+  }, 5);
+  return 2.0 * n * sizeof(float) / t.min / 1e9;  // one read and one write stream
+}
+
+// ---- GEMM ------------------------------------------------------------------------------------------
+
+void bench_gemm(double peak) {
+  struct Shape {
+    long m, n, k;
+  };
+  for (Shape s : {Shape{64, 3136, 576}, Shape{256, 196, 2304}, Shape{512, 512, 512}, Shape{1000, 1, 1280},
+                  Shape{128, 12544, 147}}) {
+    const auto a = random_floats(s.m * s.k, 1), b = random_floats(s.k * s.n, 2);
+    std::vector<float> c(s.m * s.n);
+    const double flop = 2.0 * s.m * s.n * s.k;
+    // kiln multiplies activations (rows) by packed weights (columns): a matrix-vector product is
+    // best run as one row against m columns, which is the same product transposed.
+    const bool transposed = s.n == 1;
+    const long rows_ = transposed ? s.n : s.m, cols = transposed ? s.m : s.n;
+    std::vector<float> weights(cols * s.k);  // [cols, k], the layout FullyConnected keeps
+    for (long j = 0; j < cols; ++j)
+      for (long p = 0; p < s.k; ++p) weights[j * s.k + p] = transposed ? a[j * s.k + p] : b[p * s.n + j];
+    const std::vector<float>& lhs = transposed ? b : a;
+    kiln::neon::Context context;
+    context.configure({.threads = 1});
+    const kiln::neon::PackedWeights packed(weights.data(), nullptr, 1, cols, s.k);
+    const Timing kiln_t = measure([&] {
+      kiln::neon::gemm(context, kiln::neon::DenseRows{lhs.data(), static_cast<std::size_t>(s.k)}, rows_, packed, 0, c.data(),
+                       cols, {});
+    });
+    const double kiln_gflops = flop / kiln_t.median / 1e9;
+    const std::string name = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    const std::string variant = transposed ? "1 thread, as 1 row" : "1 thread";
+    add({name, variant, kiln_gflops, "fma_peak", peak, "GFLOP/s", true});
+
+    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Eigen::Map<const Matrix> ea(a.data(), s.m, s.k), eb(b.data(), s.k, s.n);
+    Matrix ec(s.m, s.n);
+    const Timing eigen_t = measure([&] { ec.noalias() = ea * eb; });
+    add({name, variant, kiln_gflops, "eigen", flop / eigen_t.median / 1e9, "GFLOP/s", true});
+#if KILN_BENCH_ONEDNN
+    const Timing dnnl_t = measure([&] {
+      dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 0.0f, c.data(), s.n);
+    });
+    add({name, variant, kiln_gflops, "onednn", flop / dnnl_t.median / 1e9, "GFLOP/s", true});
+#endif
+  }
+}
+
+// ---- convolutions and networks through the runtime ---------------------------------------------
+
+struct Loaded {
+  double load_ms;
+  std::function<void()> infer;
+};
+
+template <class... Bs>
+Loaded load_network(kiln::Network network, unsigned threads, std::vector<float>& input, std::vector<float>& output) {
+  auto optimized = kiln::optimize<Bs...>(std::move(network));
+  if (!optimized) {
+    std::printf("optimize failed: %s\n", optimized.status().message().c_str());
+    std::exit(1);
+  }
+  kiln::BackendOptions<Bs...> options;
+  if constexpr ((std::same_as<Bs, kiln::NeonBackend> || ...)) options.template get<kiln::NeonBackend>().threads = threads;
+  auto runtime = std::make_shared<kiln::Runtime<Bs...>>(kiln::RuntimeOptions{}, options);
+  const auto t0 = Clock::now();
+  auto id = runtime->load(*optimized);
+  const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  if (!id) {
+    std::printf("load failed: %s\n", id.status().message().c_str());
+    std::exit(1);
+  }
+  input = random_floats(runtime->input_info(*id, 0)->num_elements(), 7);
+  output.resize(runtime->output_info(*id, 0)->num_elements());
+  const kiln::InputBinding in{0, {*runtime->input_info(*id, 0), input.data()}};
+  const kiln::OutputBinding out{0, {*runtime->output_info(*id, 0), output.data()}};
+  return {load_ms, [runtime, id = *id, in, out] {
+            if (auto s = runtime->enqueue(id, {&in, 1}, {&out, 1}); !s) std::printf("%s\n", s.message().c_str());
+          }};
+}
+
+kiln::Network conv_network(std::uint32_t size, std::uint32_t in, std::uint32_t out, std::uint32_t k, std::uint32_t stride,
+                           bool depthwise) {
+  kiln::Network net;
+  const std::uint32_t pad = k / 2;
+  auto x = net.add_input(0, {{1, size, size, in}}, "x");
+  auto b = net.add_constant<float>({{out}}, random_floats(out, 3), "b");
+  kiln::OutputSlot y;
+  if (depthwise) {
+    auto w = net.add_constant<float>({{1, k, k, in}}, random_floats(k * k * in, 4), "w");
+    y = net.add<kiln::ops::DepthwiseConvolution2d>({.padding = {pad, pad, pad, pad}, .stride = {stride, stride}}, {x, w, b});
+  } else {
+    auto w = net.add_constant<float>({{out, k, k, in}}, random_floats(out * k * k * in, 4), "w");
+    y = net.add<kiln::ops::Convolution2d>({.padding = {pad, pad, pad, pad}, .stride = {stride, stride}}, {x, w, b});
+  }
+  net.add_output(0, y, "y");
+  return net;
+}
+
+#if KILN_BENCH_ONEDNN
+double onednn_conv_seconds(std::uint32_t size, std::uint32_t in, std::uint32_t out, std::uint32_t k, std::uint32_t stride,
+                           bool depthwise) {
+  using namespace dnnl;
+  using tag = memory::format_tag;
+  engine eng(engine::kind::cpu, 0);
+  stream s(eng);
+  const memory::dim pad = k / 2, o = (size + 2 * pad - k) / stride + 1;
+  const memory::dims src_dims{1, in, size, size}, dst_dims{1, out, o, o}, bias_dims{out};
+  const memory::dims w_dims = depthwise ? memory::dims{in, 1, 1, k, k} : memory::dims{out, in, k, k};
+  auto md = [](const memory::dims& d, tag t) { return memory::desc(d, memory::data_type::f32, t); };
+  // Source and destination are NHWC as in kiln; weights in whatever layout oneDNN prefers (packed once).
+  auto desc = convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct, md(src_dims, tag::nhwc),
+                                        md(w_dims, tag::any), md(bias_dims, tag::x), md(dst_dims, tag::nhwc), {stride, stride},
+                                        {pad, pad}, {pad, pad});
+  convolution_forward::primitive_desc pd(desc, eng);
+  auto src = random_floats(size * size * in, 1), bias = random_floats(out, 3);
+  auto user_w = random_floats(depthwise ? k * k * in : out * k * k * in, 4);
+  memory src_m(pd.src_desc(), eng, src.data()), bias_m(pd.bias_desc(), eng, bias.data()), dst_m(pd.dst_desc(), eng);
+  memory user_w_m(md(w_dims, depthwise ? tag::goihw : tag::oihw), eng, user_w.data()), w_m(pd.weights_desc(), eng);
+  reorder(user_w_m, w_m).execute(s, user_w_m, w_m);
+  convolution_forward conv(pd);
+  const Timing t = measure([&] {
+    conv.execute(s, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, w_m}, {DNNL_ARG_BIAS, bias_m}, {DNNL_ARG_DST, dst_m}});
+    s.wait();
+  });
+  return t.median;
+}
+#endif
+
+void bench_convolutions() {
+  struct Conv {
+    const char* name;
+    std::uint32_t size, in, out, k, stride;
+    bool depthwise;
+  };
+  for (const Conv& c : {Conv{"conv 3x3 56x56x64->64 s1", 56, 64, 64, 3, 1, false},
+                        Conv{"conv 3x3 224x224x3->32 s2", 224, 3, 32, 3, 2, false},
+                        Conv{"conv 1x1 28x28x128->256", 28, 128, 256, 1, 1, false},
+                        Conv{"depthwise 3x3 112x112x32 s1", 112, 32, 32, 3, 1, true},
+                        Conv{"depthwise 3x3 56x56x144 s2", 56, 144, 144, 3, 2, true}}) {
+    std::vector<float> input, output, ref_input, ref_output;
+    auto kiln_run = load_network<kiln::NeonBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1, input, output);
+    const double kiln_ms = measure(kiln_run.infer).median * 1e3;
+    auto ref_run = load_network<kiln::RefBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1, ref_input, ref_output);
+    add({c.name, "1 thread", kiln_ms, "kiln RefBackend", measure(ref_run.infer, 3).median * 1e3, "ms", false});
+#if KILN_BENCH_ONEDNN
+    add({c.name, "1 thread", kiln_ms, "onednn", onednn_conv_seconds(c.size, c.in, c.out, c.k, c.stride, c.depthwise) * 1e3, "ms", false});
+#endif
+  }
+}
+
+void bench_networks() {
+  struct Net {
+    const char* name;
+    kiln::Network (*make)();
+  };
+  for (const Net& n : {Net{"mlp", [] { return kiln::examples::mlp(); }},
+                       Net{"small_cnn", [] { return kiln::examples::small_cnn(); }},
+                       Net{"mobilenet_v1_like 224", [] { return kiln::examples::mobilenet_v1_like(); }},
+                       Net{"mobilenet_v2 224", [] { return kiln::examples::mobilenet_v2(); }}}) {
+    std::vector<float> in_ref, out_ref, in1, out1, in2, out2;
+    auto ref = load_network<kiln::RefBackend>(n.make(), 1, in_ref, out_ref);
+    auto one = load_network<kiln::NeonBackend, kiln::RefBackend>(n.make(), 1, in1, out1);
+    auto two = load_network<kiln::NeonBackend, kiln::RefBackend>(n.make(), 2, in2, out2);
+    const Timing ref_t = measure(ref.infer, 3), one_t = measure(one.infer, 15), two_t = measure(two.infer, 15);
+    double max_error = 0;
+    for (std::size_t i = 0; i < out_ref.size(); ++i) max_error = std::max<double>(max_error, std::abs(out_ref[i] - out1[i]));
+    std::printf("# %s: max |Neon - Ref| over the output = %.3g\n", n.name, max_error);
+    add({n.name, "latency median, 1 thread", one_t.median * 1e3, "kiln RefBackend", ref_t.median * 1e3, "ms", false});
+    add({n.name, "latency min, 1 thread", one_t.min * 1e3, "kiln RefBackend", ref_t.min * 1e3, "ms", false});
+    add({n.name, "latency median, 2 threads", two_t.median * 1e3, "kiln 1 thread", one_t.median * 1e3, "ms", false});
+    add({n.name, "load", one.load_ms, "kiln RefBackend", ref.load_ms, "ms", false});
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#if KILN_BENCH_ONEDNN
+  omp_set_num_threads(1);  // every anchor single-threaded, like kiln's 1-thread figures
+#endif
+  const char* csv_path = argc > 1 ? argv[1] : "bench_neon.csv";
+  std::printf("NeonBackend: %zu floats per vector (%s)\n", kiln::neon::lanes, kiln::NeonBackend::arch::name());
+  std::printf("%-34s %-26s %12s %-18s %12s %-8s %7s\n", "case", "variant", "kiln", "anchor", "anchor_value", "unit", "ratio");
+  const double peak = fma_peak_gflops();
+  const double bandwidth = memory_bandwidth_gbs();
+  std::printf("%-34s %-26s %12.4g\n%-34s %-26s %12.4g\n", "fma peak GFLOP/s", "1 thread", peak, "memory bandwidth GB/s",
+              "1 thread, read+write", bandwidth);
+  bench_gemm(peak);
+  bench_convolutions();
+  bench_networks();
+  FILE* csv = std::fopen(csv_path, "w");
+  if (!csv) return 1;
+  std::fprintf(csv, "case,variant,kiln_value,anchor,anchor_value,unit,ratio\n");
+  std::fprintf(csv, "fma_peak,1 thread,%g,,,GFLOP/s,\nmemory_bandwidth,1 thread,%g,,,GB/s,\n", peak, bandwidth);
+  for (const Row& r : rows)
+    std::fprintf(csv, "%s,%s,%g,%s,%g,%s,%g\n", r.name.c_str(), r.variant.c_str(), r.kiln, r.anchor.c_str(), r.anchor_value,
+                 r.unit.c_str(), r.ratio());
+  std::fclose(csv);
+  std::printf("wrote %s\n", csv_path);
+  return 0;
+}
