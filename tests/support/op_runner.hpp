@@ -89,6 +89,9 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
     BackendOptions<Bs...> backend_options;
     if constexpr (requires { backend_options.template get<Backend>().threads; })
       backend_options.template get<Backend>().threads = threads;
+    // Split even the tests' small layers over the threads, so that the split is what is tested.
+    if constexpr (requires { backend_options.template get<Backend>().min_parallel_work; })
+      backend_options.template get<Backend>().min_parallel_work = 0;
     Runtime<Bs...> runtime({}, backend_options);
     auto id = runtime.load(*optimized);
     if (!id) return id.status();

@@ -22,27 +22,41 @@ struct Options {
   /// Threads for intra-op parallelism, the calling thread included; 0 means every hardware thread.
   /// 1 spawns nothing. Results are bit-identical for every thread count.
   unsigned threads = 0;
+  /// Layers with less work than this (multiply-adds, or elements) run on the calling thread: about
+  /// 100 us of work on one core, since waking the workers costs tens of microseconds. 0 splits
+  /// every layer that can be split.
+  std::size_t min_parallel_work = std::size_t{1} << 21;
 };
 
 /// NeonBackend's per-runtime state: the thread pool, started on first use.
 class Context : public ref::Context {
  public:
-  void configure(const Options& options) { threads_ = options.threads; }
+  void configure(const Options& options) {
+    threads_ = options.threads;
+    min_parallel_work_ = options.min_parallel_work;
+  }
 
   /// The threads parallel work is split over (what `Options::threads` resolved to).
   unsigned threads() const noexcept {
     return threads_ != 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());
   }
 
-  /// Runs task(i) for every i in [0, count) on the pool; returns when all are done.
+  /// Runs task(i) for every i in [0, count) on the pool; returns when all are done. `cost` is
+  /// the work of one task in multiply-adds (or elements); less than Options::min_parallel_work in
+  /// all runs on the calling thread.
   template <class F>
-  void parallel_for(std::size_t count, F&& task) {
+  void parallel_for(std::size_t count, F&& task, std::size_t cost) {
+    if (threads() == 1 || count <= 1 || count * cost < min_parallel_work_) {
+      for (std::size_t i = 0; i < count; ++i) task(i);
+      return;
+    }
     std::call_once(*started_, [&] { pool_ = std::make_unique<ThreadPool>(threads()); });
     pool_->parallel_for(count, std::forward<F>(task));
   }
 
  private:
   unsigned threads_ = 0;
+  std::size_t min_parallel_work_ = Options{}.min_parallel_work;
   std::unique_ptr<std::once_flag> started_ = std::make_unique<std::once_flag>();
   std::unique_ptr<ThreadPool> pool_;
 };

@@ -14,11 +14,13 @@ namespace kiln::neon {
 inline constexpr std::size_t stream_chunk = 16384;
 
 /// Calls f(begin, end) over [0, n) in chunks of `chunk`, spread over the context's threads.
-/// Chunk bounds depend only on n and chunk, never on the thread count.
+/// Chunk bounds depend only on n and chunk, never on the thread count. `cost_per_element`: the
+/// work of one element (see Context::parallel_for); a transcendental function costs ~16.
 template <class F>
-void parallel_chunks(Context& context, std::size_t n, F&& f, std::size_t chunk = stream_chunk) {
+void parallel_chunks(Context& context, std::size_t n, F&& f, std::size_t chunk = stream_chunk,
+                     std::size_t cost_per_element = 16) {
   const std::size_t count = (n + chunk - 1) / chunk;
-  context.parallel_for(count, [&](std::size_t i) { f(i * chunk, std::min(n, (i + 1) * chunk)); });
+  context.parallel_for(count, [&](std::size_t i) { f(i * chunk, std::min(n, (i + 1) * chunk)); }, chunk * cost_per_element);
 }
 
 }  // namespace kiln::neon

@@ -36,7 +36,7 @@ struct Workload<ops::BatchNormalization, NeonBackend> : neon::Float32Kernel<ops:
     const std::size_t rows = in[0].info.num_elements() / channels;
     neon::parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
       for (std::size_t r = first; r < last; ++r) scale_shift(x + r * channels, y + r * channels);
-    }, std::max<std::size_t>(1, neon::stream_chunk / channels));
+    }, std::max<std::size_t>(1, neon::stream_chunk / channels), channels);
   }
 
  private:

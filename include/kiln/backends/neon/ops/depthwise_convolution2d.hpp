@@ -51,7 +51,7 @@ struct Workload<ops::DepthwiseConvolution2d, NeonBackend> : neon::Float32Kernel<
       for (std::size_t ox = 0; ox < ys[2]; ++ox, y += ys[3])
         pixel<KH, KW, Stride>(neon::floats(in[0]) + n * xs[1] * xs[2] * xs[3], xs, oy, ox, y);
       neon::apply_activation(epilogue_.activation, neon::floats(out[0]) + row * ys[2] * ys[3], std::size_t{ys[2]} * ys[3]);
-    });
+    }, std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
   }
 
   template <std::uint32_t KH, std::uint32_t KW, std::uint32_t Stride>

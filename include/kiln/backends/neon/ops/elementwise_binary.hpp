@@ -86,7 +86,7 @@ struct Workload<ops::ElementwiseBinary, NeonBackend> : neon::Float32Kernel<ops::
     const std::size_t rows_per_chunk = std::max<std::uint64_t>(1, neon::stream_chunk / row);
     neon::parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
       for (std::size_t r = first; r < last; ++r) run_row(r, 0, row);
-    }, rows_per_chunk);
+    }, rows_per_chunk, row * 16);
   }
 };
 

@@ -54,7 +54,7 @@ struct Workload<ops::Pooling2d, NeonBackend> : neon::Float32Kernel<ops::Pooling2
                  [rest](float* q, neon::Vec v) { neon::store_tail(q, v, rest); });
         }
       }
-    });
+    }, std::size_t{ys[2]} * ys[3] * p.window.height * p.window.width);
   }
 };
 

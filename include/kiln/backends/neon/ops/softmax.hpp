@@ -66,7 +66,7 @@ struct Workload<ops::Softmax, NeonBackend> : neon::Float32Kernel<ops::Softmax> {
           neon::map(yr, yr, length, [=](Vec v) { return v * inverse; });
         }
       }
-    }, rows_per_chunk);
+    }, rows_per_chunk, length * 16);
   }
 
  private:

@@ -162,6 +162,7 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
   const std::size_t panel_block = row_tiles >= 4 * context.threads() ? panels
                                   : std::max<std::size_t>(1, panels * row_tiles / (4 * context.threads()));
   const std::size_t panel_blocks = (panels + panel_block - 1) / panel_block;
+  const std::size_t task_cost = gemm_mr * panel_block * gemm_nr * b.k();
   context.parallel_for(row_tiles * panel_blocks, [&](std::size_t task) {
     const std::size_t tile = task / panel_blocks, block = task % panel_blocks;
     const std::size_t first_row = tile * gemm_mr, rows = std::min(gemm_mr, m - first_row);
@@ -170,7 +171,7 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
       kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), c + first_row * ldc + first_column,
                         ldc, std::min(gemm_nr, b.n() - first_column), epilogue);
     }
-  });
+  }, task_cost);
 }
 
 }  // namespace kiln::neon
