@@ -6,7 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <string_view>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +19,10 @@
 #include <kiln/kiln.hpp>
 
 #include "example_networks.hpp"
+#if KILN_BENCH_XNNPACK
+#include <pthreadpool.h>
+#include <xnnpack.h>
+#endif
 #if KILN_BENCH_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
 extern "C" void omp_set_num_threads(int);
@@ -150,8 +159,20 @@ struct Loaded {
   std::function<void()> infer;
 };
 
+/// Floats aligned for zero-copy import and export, so that the runtime reads and writes them in
+/// place as the anchors do, instead of copying through its arena.
+struct AlignedFloats {
+  std::unique_ptr<float[], decltype(&std::free)> data{nullptr, &std::free};
+  std::size_t size = 0;
+  void resize(std::size_t n) {
+    data.reset(static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)));
+    size = n;
+  }
+  float& operator[](std::size_t i) { return data[i]; }
+};
+
 template <class... Bs>
-Loaded load_network(kiln::Network network, unsigned threads, std::vector<float>& input, std::vector<float>& output) {
+Loaded load_network(kiln::Network network, unsigned threads, AlignedFloats& input, AlignedFloats& output) {
   auto optimized = kiln::optimize<Bs...>(std::move(network));
   if (!optimized) {
     std::printf("optimize failed: %s\n", optimized.status().message().c_str());
@@ -161,16 +182,18 @@ Loaded load_network(kiln::Network network, unsigned threads, std::vector<float>&
   if constexpr ((std::same_as<Bs, kiln::NeonBackend> || ...)) options.template get<kiln::NeonBackend>().threads = threads;
   auto runtime = std::make_shared<kiln::Runtime<Bs...>>(kiln::RuntimeOptions{}, options);
   const auto t0 = Clock::now();
-  auto id = runtime->load(*optimized);
+  auto id = runtime->load(*optimized, {.import_inputs = true, .export_outputs = true});
   const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (!id) {
     std::printf("load failed: %s\n", id.status().message().c_str());
     std::exit(1);
   }
-  input = random_floats(runtime->input_info(*id, 0)->num_elements(), 7);
+  const auto values = random_floats(runtime->input_info(*id, 0)->num_elements(), 7);
+  input.resize(values.size());
+  std::copy(values.begin(), values.end(), input.data.get());
   output.resize(runtime->output_info(*id, 0)->num_elements());
-  const kiln::InputBinding in{0, {*runtime->input_info(*id, 0), input.data()}};
-  const kiln::OutputBinding out{0, {*runtime->output_info(*id, 0), output.data()}};
+  const kiln::InputBinding in{0, {*runtime->input_info(*id, 0), input.data.get()}};
+  const kiln::OutputBinding out{0, {*runtime->output_info(*id, 0), output.data.get()}};
   return {load_ms, [runtime, id = *id, in, out] {
             if (auto s = runtime->enqueue(id, {&in, 1}, {&out, 1}); !s) std::printf("%s\n", s.message().c_str());
           }};
@@ -235,7 +258,7 @@ void bench_convolutions() {
                         Conv{"conv 1x1 28x28x128->256", 28, 128, 256, 1, 1, false},
                         Conv{"depthwise 3x3 112x112x32 s1", 112, 32, 32, 3, 1, true},
                         Conv{"depthwise 3x3 56x56x144 s2", 56, 144, 144, 3, 2, true}}) {
-    std::vector<float> input, output, ref_input, ref_output;
+    AlignedFloats input, output, ref_input, ref_output;
     auto kiln_run = load_network<kiln::NeonBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1, input, output);
     const double kiln_ms = measure(kiln_run.infer).median * 1e3;
     auto ref_run = load_network<kiln::RefBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1, ref_input, ref_output);
@@ -246,6 +269,105 @@ void bench_convolutions() {
   }
 }
 
+#if KILN_BENCH_XNNPACK
+/// The same network, with the same weights (read from kiln's optimized network, fused activations
+/// included), built with XNNPACK's operator API: create (packs weights) once, setup, run.
+class XnnpackNetwork {
+ public:
+  XnnpackNetwork(const kiln::Network& net, const float* input, unsigned threads) {
+    if (threads > 1) pool_ = pthreadpool_create(threads);
+    std::map<kiln::LayerId, const float*> data;
+    auto constant = [&](const kiln::Layer& layer, std::size_t i) -> const float* {
+      if (i >= layer.inputs.size()) return nullptr;
+      return reinterpret_cast<const float*>(net.layer(layer.inputs[i]->layer).params_if<kiln::ops::Constant>()->data.data());
+    };
+    auto bounds = [](const std::optional<kiln::ops::Activation::Params>& a) {
+      const kiln::neon::Epilogue e = kiln::neon::Epilogue::from(a);
+      if (e.activation) std::exit((std::puts("xnnpack anchor: unsupported fused activation"), 1));
+      return std::pair{e.min, e.max};
+    };
+    const auto t0 = Clock::now();
+    for (kiln::LayerId id : net.execution_order()) {
+      const kiln::Layer& layer = net.layer(id);
+      const float* x = layer.inputs.empty() ? nullptr : data[layer.inputs[0]->layer];
+      const kiln::TensorShape xs = layer.inputs.empty() ? kiln::TensorShape{} : net.tensor_info(*layer.inputs[0]).shape;
+      xnn_operator_t op = nullptr;
+      float* y = nullptr;
+      if (layer.is<kiln::ops::Input>()) {
+        data[id] = input;
+        continue;
+      }
+      if (layer.is<kiln::ops::Constant>()) continue;
+      if (layer.is<kiln::ops::Output>()) {
+        output_ = x;
+        continue;
+      }
+      if (layer.is<kiln::ops::Reshape>()) {
+        data[id] = x;
+        continue;
+      }
+      buffers_.emplace_back();
+      buffers_.back().resize(layer.outputs[0].num_elements());
+      y = buffers_.back().data.get();
+      data[id] = y;
+      if (const auto* p = layer.params_if<kiln::ops::Convolution2d>()) {
+        const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
+        const auto [lo, hi] = bounds(p->activation);
+        check(xnn_create_convolution2d_nhwc_f32(p->padding.top, p->padding.right, p->padding.bottom, p->padding.left, ws[1], ws[2],
+                                                p->stride.height, p->stride.width, p->dilation.height, p->dilation.width, p->groups,
+                                                ws[3], ws[0] / p->groups, xs[3], ws[0], constant(layer, 1), constant(layer, 2), lo, hi,
+                                                0, &op));
+        check(xnn_setup_convolution2d_nhwc_f32(op, xs[0], xs[1], xs[2], x, y, pool_));
+      } else if (const auto* p = layer.params_if<kiln::ops::DepthwiseConvolution2d>()) {
+        const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
+        const auto [lo, hi] = bounds(p->activation);
+        check(xnn_create_convolution2d_nhwc_f32(p->padding.top, p->padding.right, p->padding.bottom, p->padding.left, ws[1], ws[2],
+                                                p->stride.height, p->stride.width, p->dilation.height, p->dilation.width, xs[3], 1,
+                                                ws[3] / xs[3], xs[3], ws[3], constant(layer, 1), constant(layer, 2), lo, hi,
+                                                XNN_FLAG_DEPTHWISE_CONVOLUTION, &op));
+        check(xnn_setup_convolution2d_nhwc_f32(op, xs[0], xs[1], xs[2], x, y, pool_));
+      } else if (const auto* p = layer.params_if<kiln::ops::Pooling2d>(); p && p->global && p->kind == kiln::ops::PoolingKind::Average) {
+        check(xnn_create_global_average_pooling_nwc_f32(xs[3], xs[3], xs[3], -INFINITY, INFINITY, 0, &op));
+        check(xnn_setup_global_average_pooling_nwc_f32(op, xs[0], std::size_t{xs[1]} * xs[2], x, y, pool_));
+      } else if (const auto* p = layer.params_if<kiln::ops::FullyConnected>()) {
+        const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
+        const auto [lo, hi] = bounds(p->activation);
+        check(xnn_create_fully_connected_nc_f32(ws[1], ws[0], ws[1], ws[0], constant(layer, 1), constant(layer, 2), lo, hi, 0, &op));
+        check(xnn_setup_fully_connected_nc_f32(op, xs.num_elements() / ws[1], x, y, pool_));
+      } else if (layer.is<kiln::ops::Softmax>()) {
+        const std::size_t c = xs.dim_from_end(0);
+        check(xnn_create_softmax_nc_f32(c, c, c, 0, &op));
+        check(xnn_setup_softmax_nc_f32(op, xs.num_elements() / c, x, y, pool_));
+      } else {
+        std::printf("xnnpack anchor: layer %s is not mapped\n", layer.name.c_str());
+        std::exit(1);
+      }
+      operators_.push_back(op);
+    }
+    create_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  }
+  ~XnnpackNetwork() {
+    for (xnn_operator_t op : operators_) xnn_delete_operator(op);
+    if (pool_) pthreadpool_destroy(pool_);
+  }
+  void run() const {
+    for (xnn_operator_t op : operators_) check(xnn_run_operator(op, pool_));
+  }
+  double create_ms() const { return create_ms_; }
+  const float* output() const { return output_; }
+
+ private:
+  static void check(xnn_status status) {
+    if (status != xnn_status_success) std::exit((std::printf("xnnpack anchor: error %d\n", static_cast<int>(status)), 1));
+  }
+  pthreadpool_t pool_ = nullptr;
+  std::vector<xnn_operator_t> operators_;
+  std::vector<AlignedFloats> buffers_;
+  const float* output_ = nullptr;
+  double create_ms_ = 0;
+};
+#endif
+
 void bench_networks() {
   struct Net {
     const char* name;
@@ -255,24 +377,40 @@ void bench_networks() {
                        Net{"small_cnn", [] { return kiln::examples::small_cnn(); }},
                        Net{"mobilenet_v1_like 224", [] { return kiln::examples::mobilenet_v1_like(); }},
                        Net{"mobilenet_v2 224", [] { return kiln::examples::mobilenet_v2(); }}}) {
-    std::vector<float> in_ref, out_ref, in1, out1, in2, out2;
+    AlignedFloats in_ref, out_ref, in1, out1, in2, out2;
     auto ref = load_network<kiln::RefBackend>(n.make(), 1, in_ref, out_ref);
     auto one = load_network<kiln::NeonBackend, kiln::RefBackend>(n.make(), 1, in1, out1);
     auto two = load_network<kiln::NeonBackend, kiln::RefBackend>(n.make(), 2, in2, out2);
     const Timing ref_t = measure(ref.infer, 3), one_t = measure(one.infer, 15), two_t = measure(two.infer, 15);
     double max_error = 0;
-    for (std::size_t i = 0; i < out_ref.size(); ++i) max_error = std::max<double>(max_error, std::abs(out_ref[i] - out1[i]));
+    for (std::size_t i = 0; i < out_ref.size; ++i) max_error = std::max<double>(max_error, std::abs(out_ref[i] - out1[i]));
     std::printf("# %s: max |Neon - Ref| over the output = %.3g\n", n.name, max_error);
     add({n.name, "latency median, 1 thread", one_t.median * 1e3, "kiln RefBackend", ref_t.median * 1e3, "ms", false});
     add({n.name, "latency min, 1 thread", one_t.min * 1e3, "kiln RefBackend", ref_t.min * 1e3, "ms", false});
     add({n.name, "latency median, 2 threads", two_t.median * 1e3, "kiln 1 thread", one_t.median * 1e3, "ms", false});
     add({n.name, "load", one.load_ms, "kiln RefBackend", ref.load_ms, "ms", false});
+#if KILN_BENCH_XNNPACK
+    if (std::string_view(n.name).starts_with("mobilenet_v1")) {
+      auto optimized = kiln::optimize<kiln::NeonBackend, kiln::RefBackend>(n.make());
+      const XnnpackNetwork xnn1(optimized->network(), in1.data.get(), 1), xnn2(optimized->network(), in1.data.get(), 2);
+      const Timing x1 = measure([&] { xnn1.run(); }, 15), x2 = measure([&] { xnn2.run(); }, 15);
+      double max_diff = 0;
+      for (std::size_t i = 0; i < out1.size; ++i) max_diff = std::max<double>(max_diff, std::abs(out1[i] - xnn1.output()[i]));
+      std::printf("# %s: max |kiln - XNNPACK| over the output = %.3g\n", n.name, max_diff);
+      add({n.name, "latency median, 1 thread", one_t.median * 1e3, "xnnpack", x1.median * 1e3, "ms", false});
+      add({n.name, "latency median, 2 threads", two_t.median * 1e3, "xnnpack 2 threads", x2.median * 1e3, "ms", false});
+      add({n.name, "load", one.load_ms, "xnnpack create", xnn1.create_ms(), "ms", false});
+    }
+#endif
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+#if KILN_BENCH_XNNPACK
+  if (xnn_initialize(nullptr) != xnn_status_success) return 1;
+#endif
 #if KILN_BENCH_ONEDNN
   omp_set_num_threads(1);  // every anchor single-threaded, like kiln's 1-thread figures
 #endif

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace kiln::neon {
@@ -20,6 +21,8 @@ namespace kiln::neon {
 /// pool.parallel_for(rows, [&](std::size_t row) { compute(row); });  // returns when all rows are done
 /// \endcode
 /// Concurrent callers are safe: the caller that finds the pool busy runs its indices itself.
+/// Between jobs the workers spin for a short while before they sleep, because a network's layers
+/// follow each other within microseconds and waking a sleeping thread costs tens of them.
 class ThreadPool {
  public:
   explicit ThreadPool(unsigned threads) {
@@ -46,17 +49,16 @@ class ThreadPool {
       for (std::size_t i = 0; i < count; ++i) task(i);
       return;
     }
-    {
-      std::lock_guard lock(mutex_);
-      job_ = {[](void* f, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(f))(i); }, &task, count};
-      next_.store(0, std::memory_order_relaxed);
-      pending_ = workers_.size();
-      ++generation_;
-    }
-    wake_.notify_all();
+    job_ = {[](void* f, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(f))(i); }, &task, count};
+    next_.store(0, std::memory_order_relaxed);
+    pending_.store(workers_.size(), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    notify(wake_);
     run_indices();
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
   }
 
  private:
@@ -65,6 +67,26 @@ class ThreadPool {
     void* task = nullptr;
     std::size_t count = 0;
   };
+
+  // Taking the mutex before notifying means a thread that checked its condition under the mutex
+  // is already waiting, so the notification cannot be lost.
+  void notify(std::condition_variable& cv) {
+    { std::lock_guard lock(mutex_); }
+    cv.notify_all();
+  }
+
+  template <class Ready>
+  static bool spin_until(Ready ready) {
+    for (int i = 0; i < 20000; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#else
+      std::this_thread::yield();
+#endif
+    }
+    return ready();
+  }
 
   void run_indices() {
     for (std::size_t i = next_.fetch_add(1, std::memory_order_relaxed); i < job_.count;
@@ -75,26 +97,26 @@ class ThreadPool {
   void work() {
     std::size_t seen = 0;
     for (;;) {
-      {
+      auto new_job = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+      if (!spin_until(new_job)) {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        wake_.wait(lock, [&] { return stopping_ || new_job(); });
         if (stopping_) return;
-        seen = generation_;
       }
+      seen = generation_.load(std::memory_order_acquire);
       run_indices();
-      std::lock_guard lock(mutex_);
-      if (--pending_ == 0) done_.notify_one();
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) notify(done_);
     }
   }
 
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;  // one parallel_for at a time
-  std::mutex mutex_;
+  std::mutex mutex_;      // guards sleeping and stopping
   std::condition_variable wake_, done_;
   Job job_;
   std::atomic<std::size_t> next_{0};
-  std::size_t pending_ = 0;
-  std::size_t generation_ = 0;
+  std::atomic<std::size_t> pending_{0};
+  std::atomic<std::size_t> generation_{0};
   bool stopping_ = false;
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon DepthwiseConvolution2d: channels in vectors, taps unrolled for 3x3 and 5x5, no bounds checks inside.
+// Neon DepthwiseConvolution2d: channels in vectors, weights held in registers along a row, taps
+// unrolled for 3x3 and 5x5, and no bounds checks for the output pixels whose window is inside.
 #pragma once
 
 #include <algorithm>
@@ -31,70 +32,102 @@ struct Workload<ops::DepthwiseConvolution2d, NeonBackend> : neon::Float32Kernel<
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
     const ops::Size2d k = kernel_, s = params_.stride, d = params_.dilation;
-    if (k == ops::Size2d{3, 3} && d == ops::Size2d{1, 1} && s == ops::Size2d{1, 1}) return rows<3, 3, 1>(in, out, context);
-    if (k == ops::Size2d{3, 3} && d == ops::Size2d{1, 1} && s == ops::Size2d{2, 2}) return rows<3, 3, 2>(in, out, context);
-    if (k == ops::Size2d{5, 5} && d == ops::Size2d{1, 1} && s == ops::Size2d{1, 1}) return rows<5, 5, 1>(in, out, context);
-    if (k == ops::Size2d{5, 5} && d == ops::Size2d{1, 1} && s == ops::Size2d{2, 2}) return rows<5, 5, 2>(in, out, context);
-    rows<0, 0, 0>(in, out, context);
+    const bool plain = d == ops::Size2d{1, 1};
+    if (plain && k == ops::Size2d{3, 3} && s == ops::Size2d{1, 1}) return rows<3, 1>(in, out, context);
+    if (plain && k == ops::Size2d{3, 3} && s == ops::Size2d{2, 2}) return rows<3, 2>(in, out, context);
+    if (plain && k == ops::Size2d{5, 5} && s == ops::Size2d{1, 1}) return rows<5, 1>(in, out, context);
+    if (plain && k == ops::Size2d{5, 5} && s == ops::Size2d{2, 2}) return rows<5, 2>(in, out, context);
+    rows<0, 0>(in, out, context);
   }
 
  private:
-  // KH, KW, Stride > 0: compile-time window (unrolled taps); 0: the window read at run time.
-  template <std::uint32_t KH, std::uint32_t KW, std::uint32_t Stride>
+  // First and one-past-last kernel tap whose input coordinate start + tap * dilation is inside [0, size).
+  static std::ptrdiff_t first_tap(std::ptrdiff_t start, std::ptrdiff_t dilation) {
+    return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+  }
+  static std::ptrdiff_t end_tap(std::ptrdiff_t start, std::ptrdiff_t dilation, std::ptrdiff_t taps, std::ptrdiff_t size) {
+    return std::min(taps, start >= size ? 0 : (size - 1 - start) / dilation + 1);
+  }
+
+  // K > 0: a K x K window with stride Stride and no dilation, taps unrolled with the weights in
+  // registers; K == 0: any window, read at run time.
+  template <std::uint32_t K, std::uint32_t Stride>
   void rows(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
-    const std::size_t out_rows = std::size_t{ys[0]} * ys[1];
-    context.parallel_for(out_rows, [&](std::size_t row) {
-      const std::size_t n = row / ys[1], oy = row % ys[1];
-      float* y = neon::floats(out[0]) + row * ys[2] * ys[3];
-      for (std::size_t ox = 0; ox < ys[2]; ++ox, y += ys[3])
-        pixel<KH, KW, Stride>(neon::floats(in[0]) + n * xs[1] * xs[2] * xs[3], xs, oy, ox, y);
-      neon::apply_activation(epilogue_.activation, neon::floats(out[0]) + row * ys[2] * ys[3], std::size_t{ys[2]} * ys[3]);
+    const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
+    const std::ptrdiff_t sw = params_.stride.width, dw = params_.dilation.width, kw = kernel_.width;
+    // Output columns whose whole window row is inside the input: [ox_begin, ox_end).
+    const std::ptrdiff_t left = params_.padding.left;
+    std::ptrdiff_t ox_begin = (left + sw - 1) / sw, ox_end = out_width;
+    while (ox_end > ox_begin && (ox_end - 1) * sw - left + (kw - 1) * dw >= width) --ox_end;
+    ox_begin = std::min(ox_begin, ox_end);
+    context.parallel_for(std::size_t{ys[0]} * ys[1], [&](std::size_t row) {
+      const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
+      const float* x = neon::floats(in[0]) + n * xs[1] * width * channels;
+      float* y = neon::floats(out[0]) + row * out_width * channels;
+      const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
+      const std::ptrdiff_t ky0 = first_tap(y0, params_.dilation.height),
+                           ky1 = end_tap(y0, params_.dilation.height, kernel_.height, xs[1]);
+      std::ptrdiff_t c = 0;
+      for (; c + std::ptrdiff_t{neon::lanes} <= channels; c += neon::lanes)
+        channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, neon::lanes);
+      if (c < channels) channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, channels - c);
+      neon::apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
     }, std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
   }
 
-  template <std::uint32_t KH, std::uint32_t KW, std::uint32_t Stride>
-  void pixel(const float* x, const TensorShape& xs, std::size_t oy, std::size_t ox, float* y) const {
+  // One vector of `count` channels starting at c, across a whole output row.
+  template <std::uint32_t K, std::uint32_t Stride, bool Tail>
+  void channel_block(const float* x, float* y, const TensorShape& xs, const TensorShape& ys, std::ptrdiff_t c,
+                     std::ptrdiff_t y0, std::ptrdiff_t ky0, std::ptrdiff_t ky1, std::ptrdiff_t ox_begin,
+                     std::ptrdiff_t ox_end, std::size_t count) const {
     using neon::Vec;
-    const std::ptrdiff_t kh = KH ? KH : kernel_.height, kw = KW ? KW : kernel_.width;
-    const std::ptrdiff_t sh = Stride ? Stride : params_.stride.height, sw = Stride ? Stride : params_.stride.width;
-    const std::ptrdiff_t dh = Stride ? 1 : params_.dilation.height, dw = Stride ? 1 : params_.dilation.width;
-    const std::ptrdiff_t y0 = std::ptrdiff_t(oy) * sh - params_.padding.top;
-    const std::ptrdiff_t x0 = std::ptrdiff_t(ox) * sw - params_.padding.left;
-    const std::ptrdiff_t height = xs[1], width = xs[2], channels = xs[3];
-    // The taps inside the input: a full window (the common case) runs the loop with constant bounds.
-    auto first_tap = [](std::ptrdiff_t start, std::ptrdiff_t dilation) {
-      return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+    auto load = [count](const float* p) {
+      if constexpr (Tail) return neon::load_tail(p, count);
+      else return Vec::load_unaligned(p);
     };
-    auto end_tap = [](std::ptrdiff_t start, std::ptrdiff_t dilation, std::ptrdiff_t taps, std::ptrdiff_t size) {
-      return std::min(taps, start >= size ? 0 : (size - 1 - start) / dilation + 1);
+    auto store = [count](float* p, Vec v) {
+      if constexpr (Tail) neon::store_tail(p, v, count);
+      else v.store_unaligned(p);
     };
-    const std::ptrdiff_t ky0 = first_tap(y0, dh), ky1 = end_tap(y0, dh, kh, height);
-    const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
-    const Vec lo(epilogue_.min), hi(epilogue_.max);
-    auto channel_block = [&](std::ptrdiff_t c, auto load, auto store) {
-      Vec acc = load(&bias_[c]);
-      if (KH && ky0 == 0 && ky1 == kh && kx0 == 0 && kx1 == kw) {
-#pragma GCC unroll 5
-        for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{KH}; ++ky)
-#pragma GCC unroll 5
-          for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{KW}; ++kx)
-            acc = xsimd::fma(load(x + ((y0 + ky) * width + x0 + kx) * channels + c), load(&weights_[(ky * KW + kx) * channels + c]), acc);
-      } else {
-        for (std::ptrdiff_t ky = ky0; ky < ky1; ++ky)
-          for (std::ptrdiff_t kx = kx0; kx < kx1; ++kx)
-            acc = xsimd::fma(load(x + ((y0 + ky * dh) * width + x0 + kx * dw) * channels + c),
-                             load(&weights_[(ky * kw + kx) * channels + c]), acc);
+    const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
+    const std::ptrdiff_t kw = kernel_.width, sw = params_.stride.width, dh = params_.dilation.height,
+                         dw = params_.dilation.width;
+    const Vec lo(epilogue_.min), hi(epilogue_.max), bias = load(&bias_[c]);
+    // Any window: the taps inside the input, found per pixel.
+    auto border_pixel = [&](std::ptrdiff_t ox) {
+      const std::ptrdiff_t x0 = ox * sw - std::ptrdiff_t{params_.padding.left};
+      const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
+      Vec acc = bias;
+      for (std::ptrdiff_t ky = ky0; ky < ky1; ++ky)
+        for (std::ptrdiff_t kx = kx0; kx < kx1; ++kx)
+          acc = xsimd::fma(load(x + ((y0 + ky * dh) * width + x0 + kx * dw) * channels + c),
+                           load(&weights_[(ky * kw + kx) * channels + c]), acc);
+      store(y + ox * channels + c, xsimd::min(xsimd::max(acc, lo), hi));
+    };
+    if constexpr (K == 0) {
+      for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
+    } else {
+      if (ky0 != 0 || ky1 != std::ptrdiff_t{K}) {
+        for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
+        return;
       }
-      store(y + c, xsimd::min(xsimd::max(acc, lo), hi));
-    };
-    std::ptrdiff_t c = 0;
-    for (; c + std::ptrdiff_t{neon::lanes} <= channels; c += neon::lanes)
-      channel_block(c, [](const float* p) { return Vec::load_unaligned(p); }, [](float* p, Vec v) { v.store_unaligned(p); });
-    if (c < channels) {
-      const std::size_t n = channels - c;
-      channel_block(c, [n](const float* p) { return neon::load_tail(p, n); }, [n](float* p, Vec v) { neon::store_tail(p, v, n); });
+      Vec w[K * K];
+#pragma GCC unroll 25
+      for (std::size_t t = 0; t < K * K; ++t) w[t] = load(&weights_[t * channels + c]);
+      for (std::ptrdiff_t ox = 0; ox < ox_begin; ++ox) border_pixel(ox);
+      for (std::ptrdiff_t ox = ox_begin; ox < ox_end; ++ox) {
+        const float* window = x + (y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
+        Vec acc = bias;
+#pragma GCC unroll 5
+        for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
+#pragma GCC unroll 5
+          for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{K}; ++kx)
+            acc = xsimd::fma(load(window + (ky * width + kx) * channels), w[ky * K + kx], acc);
+        store(y + ox * channels + c, xsimd::min(xsimd::max(acc, lo), hi));
+      }
+      for (std::ptrdiff_t ox = ox_end; ox < out_width; ++ox) border_pixel(ox);
     }
   }
 

@@ -2,6 +2,7 @@
 // f32 GEMM for NeonBackend: weights packed once into column panels, an MR x NR register-tile micro-kernel.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
@@ -38,11 +39,11 @@ class PackedWeights {
     for (std::size_t g = 0; g < groups; ++g)
       for (std::size_t panel = 0; panel < panels_; ++panel) {
         float* dst = packed + (g * panels_ + panel) * k * gemm_nr;
-        for (std::size_t p = 0; p < k; ++p)
-          for (std::size_t j = 0; j < gemm_nr; ++j) {
-            const std::size_t column = panel * gemm_nr + j;
-            dst[p * gemm_nr + j] = column < n ? weights[(g * n + column) * k + p] : 0.0f;
-          }
+        // Column by column: reads stream through the weights, writes stay in one panel.
+        for (std::size_t j = 0; j < gemm_nr; ++j) {
+          const std::size_t column = panel * gemm_nr + j;
+          for (std::size_t p = 0; p < k; ++p) dst[p * gemm_nr + j] = column < n ? weights[(g * n + column) * k + p] : 0.0f;
+        }
         for (std::size_t j = 0; j < gemm_nr; ++j) {
           const std::size_t column = panel * gemm_nr + j;
           packed_bias[(g * panels_ + panel) * gemm_nr + j] = bias && column < n ? bias[g * n + column] : 0.0f;
@@ -148,30 +149,50 @@ constexpr auto tile_kernels(std::index_sequence<Rows...>) {
 
 }  // namespace detail
 
+/// Taps with fewer channels than this are gathered into a dense tile (up to gather_max_k values a row).
+inline constexpr std::size_t min_tap_channels = 8, gather_max_k = 1024;
+
 /// C[m x n] = A[m x K] B (+ bias) for one group of packed weights, written with row stride ldc,
-/// split over the context's threads in blocks of rows x panels.
+/// split over the context's threads. Loop order keeps the smaller operand in cache: row tiles
+/// outside when A is the larger (its tile stays in L1 while every panel passes), panels outside
+/// when B is (a panel stays in L2 while every row tile passes). A source whose taps hold fewer
+/// channels than min_tap_channels (a first layer's RGB, say) is gathered into a dense tile first,
+/// so that the kernel's inner loop is not a few steps long.
 template <class Source>
 void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights& b, std::size_t group, float* c,
           std::size_t ldc, const Epilogue& epilogue) {
   static constexpr auto kernels = detail::tile_kernels<Source>(std::make_index_sequence<gemm_mr>{});
-  const std::size_t channels = b.k() / a.taps();
-  const std::size_t row_tiles = (m + gemm_mr - 1) / gemm_mr;
-  // Panels per task: all of them for tall problems (the A tile stays in L1 across panels), fewer
-  // when there are too few row tiles to keep every thread busy.
-  const std::size_t panels = b.panels();
-  const std::size_t panel_block = row_tiles >= 4 * context.threads() ? panels
-                                  : std::max<std::size_t>(1, panels * row_tiles / (4 * context.threads()));
-  const std::size_t panel_blocks = (panels + panel_block - 1) / panel_block;
-  const std::size_t task_cost = gemm_mr * panel_block * gemm_nr * b.k();
-  context.parallel_for(row_tiles * panel_blocks, [&](std::size_t task) {
-    const std::size_t tile = task / panel_blocks, block = task % panel_blocks;
-    const std::size_t first_row = tile * gemm_mr, rows = std::min(gemm_mr, m - first_row);
-    for (std::size_t p = block * panel_block; p < std::min(panels, (block + 1) * panel_block); ++p) {
-      const std::size_t first_column = p * gemm_nr;
-      kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), c + first_row * ldc + first_column,
-                        ldc, std::min(gemm_nr, b.n() - first_column), epilogue);
+  static constexpr auto dense_kernels = detail::tile_kernels<DenseRows>(std::make_index_sequence<gemm_mr>{});
+  const std::size_t k = b.k(), channels = k / a.taps();
+  const bool gather = a.taps() > 1 && channels < min_tap_channels && k <= gather_max_k;
+  const std::size_t row_tiles = (m + gemm_mr - 1) / gemm_mr, panels = b.panels();
+  const bool panels_outside = m < b.n();
+  const std::size_t outer = panels_outside ? panels : row_tiles, inner = panels_outside ? row_tiles : panels;
+  // Whole inner loops per task when the outer one alone keeps every thread busy.
+  const std::size_t wanted = 4 * std::size_t{context.threads()};
+  const std::size_t inner_block = outer >= wanted ? inner : std::max<std::size_t>(1, inner * outer / wanted);
+  const std::size_t inner_blocks = (inner + inner_block - 1) / inner_block;
+  context.parallel_for(outer * inner_blocks, [&](std::size_t task) {
+    const std::size_t o = task / inner_blocks, block = task % inner_blocks;
+    alignas(64) float tile[gemm_mr * gather_max_k];
+    for (std::size_t i = block * inner_block; i < std::min(inner, (block + 1) * inner_block); ++i) {
+      const std::size_t row_tile = panels_outside ? i : o, p = panels_outside ? o : i;
+      const std::size_t first_row = row_tile * gemm_mr, rows = std::min(gemm_mr, m - first_row);
+      const std::size_t first_column = p * gemm_nr, columns = std::min(gemm_nr, b.n() - first_column);
+      float* out = c + first_row * ldc + first_column;
+      if (!gather) {
+        kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), out, ldc, columns, epilogue);
+        continue;
+      }
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t t = 0; t < a.taps(); ++t) {
+          const float* src = a.row(first_row + r, t);
+          float* dst = tile + r * k + t * channels;
+          for (std::size_t ch = 0; ch < channels; ++ch) dst[ch] = src[ch];  // a few floats: no memcpy call
+        }
+      dense_kernels[rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p), out, ldc, columns, epilogue);
     }
-  }, task_cost);
+  }, gemm_mr * inner_block * gemm_nr * k);
 }
 
 }  // namespace kiln::neon
