@@ -19,6 +19,9 @@
 #include <kiln/kiln.hpp>
 
 #include "example_networks.hpp"
+#if KILN_BENCH_ARMNN
+#include <armnn/ArmNN.hpp>
+#endif
 #if KILN_BENCH_XNNPACK
 #include <pthreadpool.h>
 #include <xnnpack.h>
@@ -368,6 +371,110 @@ class XnnpackNetwork {
 };
 #endif
 
+#if KILN_BENCH_ARMNN
+/// The same network with the same weights on Arm NN's CpuRef backend, the reference that kiln's
+/// RefBackend is measured against.
+class ArmnnNetwork {
+ public:
+  ArmnnNetwork(const kiln::Network& net, const float* input, float* output) : runtime_(armnn::IRuntime::Create({})) {
+    using namespace armnn;
+    INetworkPtr network = INetwork::Create();
+    std::map<kiln::LayerId, IConnectableLayer*> produced;
+    std::vector<std::vector<float>> keep;  // weights stay alive until the network is optimized
+    auto info = [](const kiln::TensorShape& s) {
+      std::vector<unsigned> dims(s.rank());
+      for (std::size_t i = 0; i < s.rank(); ++i) dims[i] = s[i];
+      return TensorInfo(TensorShape(static_cast<unsigned>(dims.size()), dims.data()), DataType::Float32);
+    };
+    auto constant = [&](const kiln::Layer& layer, std::size_t i, const kiln::TensorShape& shape) {
+      const auto& bytes = net.layer(layer.inputs[i]->layer).params_if<kiln::ops::Constant>()->data;
+      keep.emplace_back(reinterpret_cast<const float*>(bytes.data()), reinterpret_cast<const float*>(bytes.data()) + shape.num_elements());
+      return ConstTensor(info(shape), keep.back().data());
+    };
+    for (kiln::LayerId id : net.execution_order()) {
+      const kiln::Layer& layer = net.layer(id);
+      IConnectableLayer* added = nullptr;
+      std::optional<kiln::ops::Activation::Params> fused;
+      const kiln::TensorShape xs = layer.inputs.empty() ? kiln::TensorShape{} : net.tensor_info(*layer.inputs[0]).shape;
+      if (layer.is<kiln::ops::Constant>()) continue;
+      if (layer.is<kiln::ops::Input>()) {
+        added = network->AddInputLayer(0);
+      } else if (layer.is<kiln::ops::Output>()) {
+        produced[layer.inputs[0]->layer]->GetOutputSlot(0).Connect(network->AddOutputLayer(0)->GetInputSlot(0));
+        continue;
+      } else if (const auto* p = layer.params_if<kiln::ops::Convolution2d>()) {
+        Convolution2dDescriptor d;
+        d.m_PadLeft = p->padding.left, d.m_PadRight = p->padding.right, d.m_PadTop = p->padding.top, d.m_PadBottom = p->padding.bottom;
+        d.m_StrideX = p->stride.width, d.m_StrideY = p->stride.height, d.m_BiasEnabled = true, d.m_DataLayout = DataLayout::NHWC;
+        const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
+        added = network->AddConvolution2dLayer(d, constant(layer, 1, ws), Optional<ConstTensor>(constant(layer, 2, {ws[0]})), layer.name.c_str());
+        fused = p->activation;
+      } else if (const auto* p = layer.params_if<kiln::ops::DepthwiseConvolution2d>()) {
+        DepthwiseConvolution2dDescriptor d;
+        d.m_PadLeft = p->padding.left, d.m_PadRight = p->padding.right, d.m_PadTop = p->padding.top, d.m_PadBottom = p->padding.bottom;
+        d.m_StrideX = p->stride.width, d.m_StrideY = p->stride.height, d.m_BiasEnabled = true, d.m_DataLayout = DataLayout::NHWC;
+        const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;  // [1, KH, KW, C]; Arm NN wants [1, C, KH, KW]
+        const ConstTensor hwc = constant(layer, 1, ws);
+        std::vector<float> chw(ws.num_elements());
+        for (std::uint32_t t = 0; t < ws[1] * ws[2]; ++t)
+          for (std::uint32_t c = 0; c < ws[3]; ++c) chw[c * ws[1] * ws[2] + t] = static_cast<const float*>(hwc.GetMemoryArea())[t * ws[3] + c];
+        keep.push_back(std::move(chw));
+        added = network->AddDepthwiseConvolution2dLayer(d, ConstTensor(info({1, ws[3], ws[1], ws[2]}), keep.back().data()),
+                                                        Optional<ConstTensor>(constant(layer, 2, {ws[3]})), layer.name.c_str());
+        fused = p->activation;
+      } else if (const auto* p = layer.params_if<kiln::ops::Pooling2d>(); p && p->global) {
+        Pooling2dDescriptor d;
+        d.m_PoolType = PoolingAlgorithm::Average, d.m_PoolWidth = xs[2], d.m_PoolHeight = xs[1], d.m_StrideX = 1, d.m_StrideY = 1;
+        d.m_PaddingMethod = PaddingMethod::Exclude, d.m_DataLayout = DataLayout::NHWC;
+        added = network->AddPooling2dLayer(d, layer.name.c_str());
+      } else if (layer.is<kiln::ops::Reshape>()) {
+        ReshapeDescriptor d;
+        d.m_TargetShape = info(layer.outputs[0].shape).GetShape();
+        added = network->AddReshapeLayer(d, layer.name.c_str());
+      } else if (const auto* p = layer.params_if<kiln::ops::FullyConnected>()) {
+        FullyConnectedDescriptor d;
+        d.m_BiasEnabled = true, d.m_TransposeWeightMatrix = true;
+        const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
+        added = network->AddFullyConnectedLayer(d, constant(layer, 1, ws), Optional<ConstTensor>(constant(layer, 2, {ws[0]})), layer.name.c_str());
+        fused = p->activation;
+      } else if (layer.is<kiln::ops::Softmax>()) {
+        added = network->AddSoftmaxLayer(SoftmaxDescriptor{}, layer.name.c_str());
+      } else {
+        std::printf("armnn anchor: layer %s is not mapped\n", layer.name.c_str());
+        std::exit(1);
+      }
+      if (!layer.inputs.empty()) produced[layer.inputs[0]->layer]->GetOutputSlot(0).Connect(added->GetInputSlot(0));
+      added->GetOutputSlot(0).SetTensorInfo(info(layer.outputs[0].shape));
+      if (fused) {
+        if (fused->function != kiln::ops::ActivationFunction::BoundedReLU) std::exit((std::puts("armnn anchor: activation"), 1));
+        ActivationDescriptor a;
+        a.m_Function = ActivationFunction::BoundedReLu, a.m_A = fused->a, a.m_B = fused->b;
+        IConnectableLayer* activation = network->AddActivationLayer(a);
+        added->GetOutputSlot(0).Connect(activation->GetInputSlot(0));
+        activation->GetOutputSlot(0).SetTensorInfo(info(layer.outputs[0].shape));
+        added = activation;
+      }
+      produced[id] = added;
+    }
+    const auto t0 = Clock::now();
+    IOptimizedNetworkPtr optimized = Optimize(*network, {Compute::CpuRef}, runtime_->GetDeviceSpec());
+    if (runtime_->LoadNetwork(id_, std::move(optimized)) != Status::Success) std::exit((std::puts("armnn anchor: load failed"), 1));
+    load_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    inputs_ = {{0, ConstTensor(runtime_->GetInputTensorInfo(id_, 0), input)}};
+    outputs_ = {{0, Tensor(runtime_->GetOutputTensorInfo(id_, 0), output)}};
+  }
+  void run() const { runtime_->EnqueueWorkload(id_, inputs_, outputs_); }
+  double load_ms() const { return load_ms_; }
+
+ private:
+  armnn::IRuntimePtr runtime_;
+  armnn::NetworkId id_ = 0;
+  armnn::InputTensors inputs_;
+  armnn::OutputTensors outputs_;
+  double load_ms_ = 0;
+};
+#endif
+
 void bench_networks() {
   struct Net {
     const char* name;
@@ -402,6 +509,20 @@ void bench_networks() {
       add({n.name, "load", one.load_ms, "xnnpack create", xnn1.create_ms(), "ms", false});
     }
 #endif
+#if KILN_BENCH_ARMNN
+    if (std::string_view(n.name).starts_with("mobilenet_v1")) {
+      auto optimized = kiln::optimize<kiln::RefBackend>(n.make());
+      AlignedFloats armnn_out;
+      armnn_out.resize(out_ref.size);
+      const ArmnnNetwork armnn(optimized->network(), in_ref.data.get(), armnn_out.data.get());
+      const Timing a = measure([&] { armnn.run(); }, 1);
+      double max_diff = 0;
+      for (std::size_t i = 0; i < out_ref.size; ++i) max_diff = std::max<double>(max_diff, std::abs(out_ref[i] - armnn_out[i]));
+      std::printf("# %s: max |kiln RefBackend - Arm NN CpuRef| over the output = %.3g\n", n.name, max_diff);
+      add({n.name, "RefBackend latency median", ref_t.median * 1e3, "armnn CpuRef", a.median * 1e3, "ms", false});
+      add({n.name, "RefBackend load", ref.load_ms, "armnn CpuRef", armnn.load_ms(), "ms", false});
+    }
+#endif
   }
 }
 
@@ -411,19 +532,25 @@ int main(int argc, char** argv) {
 #if KILN_BENCH_XNNPACK
   if (xnn_initialize(nullptr) != xnn_status_success) return 1;
 #endif
+#if KILN_BENCH_ARMNN
+  armnn::ConfigureLogging(false, false, armnn::LogSeverity::Warning);
+#endif
 #if KILN_BENCH_ONEDNN
   omp_set_num_threads(1);  // every anchor single-threaded, like kiln's 1-thread figures
 #endif
+  // bench_neon [CSV] [SECTION...]: sections gemm, conv, networks (default: all).
   const char* csv_path = argc > 1 ? argv[1] : "bench_neon.csv";
+  const std::vector<std::string_view> sections(argv + std::min(argc, 2), argv + argc);
+  auto wanted = [&](std::string_view s) { return sections.empty() || std::ranges::find(sections, s) != sections.end(); };
   std::printf("NeonBackend: %zu floats per vector (%s)\n", kiln::neon::lanes, kiln::NeonBackend::arch::name());
   std::printf("%-34s %-26s %12s %-18s %12s %-8s %7s\n", "case", "variant", "kiln", "anchor", "anchor_value", "unit", "ratio");
   const double peak = fma_peak_gflops();
   const double bandwidth = memory_bandwidth_gbs();
   std::printf("%-34s %-26s %12.4g\n%-34s %-26s %12.4g\n", "fma peak GFLOP/s", "1 thread", peak, "memory bandwidth GB/s",
               "1 thread, read+write", bandwidth);
-  bench_gemm(peak);
-  bench_convolutions();
-  bench_networks();
+  if (wanted("gemm")) bench_gemm(peak);
+  if (wanted("conv")) bench_convolutions();
+  if (wanted("networks")) bench_networks();
   FILE* csv = std::fopen(csv_path, "w");
   if (!csv) return 1;
   std::fprintf(csv, "case,variant,kiln_value,anchor,anchor_value,unit,ratio\n");

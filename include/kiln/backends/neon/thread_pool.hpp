@@ -2,6 +2,7 @@
 // ThreadPool: the NeonBackend's intra-op parallelism, a fixed set of workers that split index ranges.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -25,8 +26,8 @@ namespace kiln::neon {
 /// follow each other within microseconds and waking a sleeping thread costs tens of them.
 class ThreadPool {
  public:
-  explicit ThreadPool(unsigned threads) {
-    for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  explicit ThreadPool(unsigned threads) : ranges_(std::max(1u, threads)) {
+    for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
   }
   ~ThreadPool() {
     {
@@ -50,11 +51,14 @@ class ThreadPool {
       return;
     }
     job_ = {[](void* f, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(f))(i); }, &task, count};
-    next_.store(0, std::memory_order_relaxed);
+    for (std::size_t t = 0; t < ranges_.size(); ++t) {
+      ranges_[t].next.store(count * t / ranges_.size(), std::memory_order_relaxed);
+      ranges_[t].end = count * (t + 1) / ranges_.size();
+    }
     pending_.store(workers_.size(), std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
     notify(wake_);
-    run_indices();
+    run_indices(0);
     if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
       std::unique_lock lock(mutex_);
       done_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
@@ -62,6 +66,10 @@ class ThreadPool {
   }
 
  private:
+  struct alignas(64) Range {  // one cache line each: threads claim indices without false sharing
+    std::atomic<std::size_t> next{0};
+    std::size_t end = 0;
+  };
   struct Job {
     void (*call)(void*, std::size_t) = nullptr;
     void* task = nullptr;
@@ -88,13 +96,19 @@ class ThreadPool {
     return ready();
   }
 
-  void run_indices() {
-    for (std::size_t i = next_.fetch_add(1, std::memory_order_relaxed); i < job_.count;
-         i = next_.fetch_add(1, std::memory_order_relaxed))
-      job_.call(job_.task, i);
+  // Thread `self` runs its own contiguous range first, then helps with the others'. Contiguous
+  // ranges give each thread the same part of every layer, so a layer mostly reads what the same
+  // core wrote in the layer before, from its own cache.
+  void run_indices(std::size_t self) {
+    for (std::size_t k = 0; k < ranges_.size(); ++k) {
+      Range& range = ranges_[(self + k) % ranges_.size()];
+      for (std::size_t i = range.next.fetch_add(1, std::memory_order_relaxed); i < range.end;
+           i = range.next.fetch_add(1, std::memory_order_relaxed))
+        job_.call(job_.task, i);
+    }
   }
 
-  void work() {
+  void work(std::size_t self) {
     std::size_t seen = 0;
     for (;;) {
       auto new_job = [&] { return generation_.load(std::memory_order_acquire) != seen; };
@@ -104,17 +118,17 @@ class ThreadPool {
         if (stopping_) return;
       }
       seen = generation_.load(std::memory_order_acquire);
-      run_indices();
+      run_indices(self);
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) notify(done_);
     }
   }
 
+  std::vector<Range> ranges_;  // declared before workers_, which use it from their first moment
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;  // one parallel_for at a time
   std::mutex mutex_;      // guards sleeping and stopping
   std::condition_variable wake_, done_;
   Job job_;
-  std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> pending_{0};
   std::atomic<std::size_t> generation_{0};
   bool stopping_ = false;

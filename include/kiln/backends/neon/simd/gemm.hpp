@@ -15,9 +15,9 @@ namespace kiln::neon {
 
 /// The register tile: gemm_mr rows of C by gemm_nr columns (two vectors) held in registers. Rows
 /// are broadcast from A, the two B vectors are loaded once per k and reused gemm_mr times.
-/// 12 x 32 uses 24 of AVX-512's 32 registers; 6 x 2 vectors fits 16-register SSE/AVX2.
+/// 14 x 32 uses 28 of AVX-512's 32 registers for accumulators; 6 x 2 vectors fits 16-register SSE/AVX2.
 inline constexpr std::size_t gemm_nr = 2 * lanes;
-inline constexpr std::size_t gemm_mr = lanes >= 16 ? 12 : 6;
+inline constexpr std::size_t gemm_mr = lanes >= 16 ? 14 : 6;
 
 /// The B operand of C = A B (+ bias), packed at load: for every group, panels of gemm_nr columns,
 /// each K x gemm_nr contiguous, zero-padded past the last column; the bias padded the same way.
