@@ -31,22 +31,21 @@ struct Options {
 /// NeonBackend's per-runtime state: the thread pool, started on first use.
 class Context : public ref::Context {
  public:
+  /// Resolves the options once, so that no kernel asks the system for its thread count per call.
   void configure(const Options& options) {
-    threads_ = options.threads;
-    min_parallel_work_ = options.min_parallel_work;
+    options_ = options;
+    if (options_.threads == 0) options_.threads = hardware_threads();
   }
 
   /// The threads parallel work is split over (what `Options::threads` resolved to).
-  unsigned threads() const noexcept {
-    return threads_ != 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());
-  }
+  unsigned threads() const noexcept { return options_.threads; }
 
   /// Runs task(i) for every i in [0, count) on the pool; returns when all are done. `cost` is
   /// the work of one task in multiply-adds (or elements); less than Options::min_parallel_work in
   /// all runs on the calling thread.
   template <class F>
   void parallel_for(std::size_t count, F&& task, std::size_t cost) {
-    if (threads() == 1 || count <= 1 || count * cost < min_parallel_work_) {
+    if (threads() == 1 || count <= 1 || count * cost < options_.min_parallel_work) {
       for (std::size_t i = 0; i < count; ++i) task(i);
       return;
     }
@@ -55,8 +54,9 @@ class Context : public ref::Context {
   }
 
  private:
-  unsigned threads_ = 0;
-  std::size_t min_parallel_work_ = Options{}.min_parallel_work;
+  static unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+  Options options_{.threads = hardware_threads()};
   std::unique_ptr<std::once_flag> started_ = std::make_unique<std::once_flag>();
   std::unique_ptr<ThreadPool> pool_;
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/graph/network.hpp"
+#include "kiln/optimizer/passes/merge_into_producer.hpp"
 
 namespace kiln::passes {
 
@@ -60,26 +61,17 @@ bool fold_into(Network& network, LayerId conv, LayerId norm, const ops::BatchNor
 /// DepthwiseConvolution2d with constant weights (and bias) and no fused activation: the weights of
 /// output channel c are scaled by gamma_c / sqrt(variance_c + epsilon), the bias becomes
 /// (bias_c - mean_c) * scale_c + beta_c, and the BatchNormalization layer drops out. Returns how
-/// many were folded. Needs inferred shapes; leaves them to be inferred again.
+/// many were folded.
 inline std::size_t fold_batch_norms(Network& network) {
-  std::size_t folded = 0;
-  const std::vector<LayerId> order(network.execution_order().begin(), network.execution_order().end());
-  for (LayerId id : order) {
-    const auto* norm = network.layer(id).params_if<ops::BatchNormalization>();
-    if (!norm) continue;
-    const OutputSlot source = *network.layer(id).inputs[0];
-    if (network.readers(source) != 1) continue;
-    const Layer& producer = network.layer(source.layer);
-    bool done = false;
-    if (const auto* conv = producer.params_if<ops::Convolution2d>(); conv && !conv->activation)
-      done = detail::fold_into<ops::Convolution2d>(network, source.layer, id, *norm);
-    else if (const auto* dw = producer.params_if<ops::DepthwiseConvolution2d>(); dw && !dw->activation)
-      done = detail::fold_into<ops::DepthwiseConvolution2d>(network, source.layer, id, *norm);
-    if (!done) continue;
-    network.redirect({id, 0}, source);
-    ++folded;
-  }
-  return folded;
+  return merge_into_producers<ops::BatchNormalization>(
+      network, [&](LayerId norm, const ops::BatchNormalization::Params& params, OutputSlot source) {
+        const Layer& producer = network.layer(source.layer);
+        if (const auto* conv = producer.params_if<ops::Convolution2d>(); conv && !conv->activation)
+          return detail::fold_into<ops::Convolution2d>(network, source.layer, norm, params);
+        if (const auto* dw = producer.params_if<ops::DepthwiseConvolution2d>(); dw && !dw->activation)
+          return detail::fold_into<ops::DepthwiseConvolution2d>(network, source.layer, norm, params);
+        return false;
+      });
 }
 
 }  // namespace kiln::passes

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "kiln/graph/network.hpp"
+#include "kiln/optimizer/passes/merge_into_producer.hpp"
 
 namespace kiln::passes {
 
@@ -22,32 +23,23 @@ inline std::optional<ops::Activation::Params> fused_activation(const Layer& laye
 /// fused activation (Convolution2d, DepthwiseConvolution2d, FullyConnected, ElementwiseBinary),
 /// has none yet, and the activation is the only reader of its output; the Activation layer then
 /// drops out of the network. The output then never makes a round trip through memory between
-/// the two. Returns how many were fused. Needs inferred shapes; leaves them to be inferred again.
+/// the two. Returns how many were fused.
 inline std::size_t fuse_activations(Network& network) {
-  std::size_t fused = 0;
-  const std::vector<LayerId> order(network.execution_order().begin(), network.execution_order().end());
-  for (LayerId id : order) {
-    const auto* activation = network.layer(id).params_if<ops::Activation>();
-    if (!activation) continue;
-    const OutputSlot source = *network.layer(id).inputs[0];
-    if (network.readers(source) != 1) continue;
-    const bool done = std::visit(
+  return merge_into_producers<ops::Activation>(network, [&](LayerId, const ops::Activation::Params& activation,
+                                                            OutputSlot source) {
+    return std::visit(
         [&]<class P>(const P&) {
           if constexpr (requires(typename P::op::Params p) { p.activation; }) {
             auto* params = network.mutable_params_if<typename P::op>(source.layer);
             if (params->activation) return false;
-            params->activation = *activation;
+            params->activation = activation;
             return true;
           } else {
             return false;
           }
         },
         network.layer(source.layer).descriptor);
-    if (!done) continue;
-    network.redirect({id, 0}, source);
-    ++fused;
-  }
-  return fused;
+  });
 }
 
 }  // namespace kiln::passes

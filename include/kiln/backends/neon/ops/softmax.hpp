@@ -32,6 +32,9 @@ struct Workload<ops::Softmax, NeonBackend> : neon::Float32Kernel<ops::Softmax> {
     const float* x = neon::floats(in[0]);
     float* y = neon::floats(out[0]);
     const Vec beta(params_.beta);
+    // Lanes of the last partial vector that hold data; the zero padding's exp must not be summed.
+    const Vec tail_mask_limit(static_cast<float>(length % neon::lanes));
+    const Vec lane = lane_index();
     const std::size_t rows_per_chunk = std::max<std::size_t>(1, neon::stream_chunk / length);
     neon::parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
       for (std::size_t r = first; r < last; ++r) {
@@ -56,7 +59,7 @@ struct Workload<ops::Softmax, NeonBackend> : neon::Float32Kernel<ops::Softmax> {
           const std::size_t n = length - i;
           const Vec e = xsimd::exp(beta * neon::load_tail(xr + i, n) - shift);
           neon::store_tail(yr + i, e, n);
-          sum += neon::reduce_add(xsimd::select(lane_index() < Vec(static_cast<float>(n)), e, Vec(0.0f)));
+          sum += neon::reduce_add(xsimd::select(lane < tail_mask_limit, e, Vec(0.0f)));
         }
         if (params_.log) {
           const Vec log_sum(std::log(sum));

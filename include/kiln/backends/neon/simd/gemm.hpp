@@ -172,27 +172,44 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
   const std::size_t wanted = 4 * std::size_t{context.threads()};
   const std::size_t inner_block = outer >= wanted ? inner : std::max<std::size_t>(1, inner * outer / wanted);
   const std::size_t inner_blocks = (inner + inner_block - 1) / inner_block;
-  context.parallel_for(outer * inner_blocks, [&](std::size_t task) {
+  // Calls visit(first_row, rows, panel) for the tiles of one task, in its loop order.
+  auto for_each_tile = [&](std::size_t task, auto&& visit) {
     const std::size_t o = task / inner_blocks, block = task % inner_blocks;
-    alignas(64) float tile[gemm_mr * gather_max_k];
     for (std::size_t i = block * inner_block; i < std::min(inner, (block + 1) * inner_block); ++i) {
       const std::size_t row_tile = panels_outside ? i : o, p = panels_outside ? o : i;
-      const std::size_t first_row = row_tile * gemm_mr, rows = std::min(gemm_mr, m - first_row);
-      const std::size_t first_column = p * gemm_nr, columns = std::min(gemm_nr, b.n() - first_column);
-      float* out = c + first_row * ldc + first_column;
-      if (!gather) {
-        kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), out, ldc, columns, epilogue);
-        continue;
-      }
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t t = 0; t < a.taps(); ++t) {
-          const float* src = a.row(first_row + r, t);
-          float* dst = tile + r * k + t * channels;
-          for (std::size_t ch = 0; ch < channels; ++ch) dst[ch] = src[ch];  // a few floats: no memcpy call
-        }
-      dense_kernels[rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p), out, ldc, columns, epilogue);
+      const std::size_t first_row = row_tile * gemm_mr;
+      visit(first_row, std::min(gemm_mr, m - first_row), p);
     }
-  }, gemm_mr * inner_block * gemm_nr * k);
+  };
+  auto output = [&](std::size_t first_row, std::size_t p) { return c + first_row * ldc + p * gemm_nr; };
+  auto columns = [&](std::size_t p) { return std::min(gemm_nr, b.n() - p * gemm_nr); };
+  const std::size_t task_cost = gemm_mr * inner_block * gemm_nr * k;
+  if (!gather) {
+    context.parallel_for(outer * inner_blocks, [&](std::size_t task) {
+      for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
+        kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), output(first_row, p), ldc,
+                          columns(p), epilogue);
+      });
+    }, task_cost);
+    return;
+  }
+  context.parallel_for(outer * inner_blocks, [&](std::size_t task) {
+    alignas(64) float tile[gemm_mr * gather_max_k];
+    std::size_t gathered = m;  // the first row of the tile in `tile`; none yet
+    for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
+      if (gathered != first_row) {
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t t = 0; t < a.taps(); ++t) {
+            const float* src = a.row(first_row + r, t);
+            float* dst = tile + r * k + t * channels;
+            for (std::size_t ch = 0; ch < channels; ++ch) dst[ch] = src[ch];  // a few floats: no memcpy call
+          }
+        gathered = first_row;
+      }
+      dense_kernels[rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p), output(first_row, p), ldc,
+                              columns(p), epilogue);
+    });
+  }, task_cost);
 }
 
 }  // namespace kiln::neon
