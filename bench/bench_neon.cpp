@@ -542,7 +542,7 @@ int main(int argc, char** argv) {
   const char* csv_path = argc > 1 ? argv[1] : "bench_neon.csv";
   const std::vector<std::string_view> sections(argv + std::min(argc, 2), argv + argc);
   auto wanted = [&](std::string_view s) { return sections.empty() || std::ranges::find(sections, s) != sections.end(); };
-  std::printf("NeonBackend: %zu floats per vector (%s)\n", kiln::neon::lanes, kiln::NeonBackend::arch::name());
+  std::printf("NeonBackend: %zu floats per vector (%s)\n", kiln::neon::lanes, std::string(kiln::neon::isa_name()).c_str());
   std::printf("%-34s %-26s %12s %-18s %12s %-8s %7s\n", "case", "variant", "kiln", "anchor", "anchor_value", "unit", "ratio");
   const double peak = fma_peak_gflops();
   const double bandwidth = memory_bandwidth_gbs();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What every NeonBackend workload shares: the backend tag, its options and context (the thread pool).
+// NeonBackend: the backend tag, its options and context (the thread pool), shared by every instruction set.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +12,10 @@
 
 #include "kiln/backends/neon/thread_pool.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
+
+#ifndef KILN_NEON_DISPATCH
+#define KILN_NEON_DISPATCH 0
+#endif
 
 namespace kiln {
 
@@ -64,7 +68,8 @@ class Context : public ref::Context {
 }  // namespace neon
 
 /// The SIMD CPU backend, written once with xsimd: NEON on Arm, SSE/AVX2/AVX-512 on x86, whichever
-/// the compile target (`-march`) allows. Layers it has no kernel for run its RefBackend fallback's.
+/// the compile target (`-march`) allows, or with KILN_NEON_DISPATCH the best of several that the
+/// CPU running it has (docs/decisions/0009). Layers it has no kernel for run its RefBackend fallback's.
 struct NeonBackend {
   using fallback = RefBackend;
   static constexpr std::string_view id = "CpuAcc";
@@ -72,31 +77,15 @@ struct NeonBackend {
   using memory = HostMemory;
   using context = neon::Context;
   using options = neon::Options;
-  /// The instruction set the kernels were compiled for (xsimd's best for the compile target).
-  using arch = xsimd::default_arch;
-  static bool available() noexcept { return xsimd::available_architectures().best >= arch::version(); }
+  /// Whether this machine runs the kernels: those of the compile target's instruction set, or in
+  /// the dispatching build (KILN_NEON_DISPATCH) the best set compiled in that the CPU has.
+  static bool available() noexcept {
+#if KILN_NEON_DISPATCH
+    return true;  // the SSE2 / NEON kernels are always compiled in
+#else
+    return xsimd::available_architectures().best >= xsimd::default_arch::version();
+#endif
+  }
 };
 
-namespace neon {
-
-/// Base of the Neon workloads: keeps the parameters; Float32 only.
-template <class Op>
-using Float32Kernel = ref::Float32Kernel<Op, NeonBackend>;
-
-/// Fails unless the layer is Float32 and its inputs from `first` on (weights, bias, statistics)
-/// are constants, which Neon workloads pack or fold at load; otherwise the Ref workload
-/// NeonBackend inherits runs the layer.
-template <class Op>
-Status require_float32_constants(const WorkloadInfo<Op>& info, std::size_t first) {
-  if (auto s = ref::require_float32(info, NeonBackend::id); !s) return s;
-  for (std::size_t i = first; i < info.inputs.size(); ++i)
-    if (info.constants[i] == nullptr)
-      return Status::error(ErrorCode::Unsupported, NeonBackend::id, " prepares the weights of ", Op::name,
-                           " at load, so input ", i, " must be a constant");
-  return Status::ok();
-}
-
-using ref::floats;
-
-}  // namespace neon
 }  // namespace kiln

@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "kiln/backends/neon/neon_kernel.hpp"
+#include "kiln/backends/neon/kernel_base.hpp"
 
 namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 /// Elements per chunk of a streaming kernel: large enough that a chunk outweighs its dispatch,
 /// and a multiple of every vector width so that only the last chunk has a tail.
@@ -23,4 +24,5 @@ void parallel_chunks(Context& context, std::size_t n, F&& f, std::size_t chunk =
   context.parallel_for(count, [&](std::size_t i) { f(i * chunk, std::min(n, (i + 1) * chunk)); }, chunk * cost_per_element);
 }
 
+}  // namespace KILN_NEON_ISA
 }  // namespace kiln::neon

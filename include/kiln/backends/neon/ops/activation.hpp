@@ -5,20 +5,22 @@
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 template <>
-struct Workload<ops::Activation, NeonBackend> : neon::Float32Kernel<ops::Activation> {
+struct Kernel<ops::Activation> : Float32Kernel<ops::Activation> {
   using Float32Kernel::Float32Kernel;
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
-    const float* x = neon::floats(in[0]);
-    float* y = neon::floats(out[0]);
-    neon::visit_activation(params_, [&](auto f) {
-      neon::parallel_chunks(context, in[0].info.num_elements(),
-                            [&](std::size_t begin, std::size_t end) { neon::map(x + begin, y + begin, end - begin, f); });
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    const float* x = floats(in[0]);
+    float* y = floats(out[0]);
+    visit_activation(params_, [&](auto f) {
+      parallel_chunks(context, in[0].info.num_elements(),
+                            [&](std::size_t begin, std::size_t end) { map(x + begin, y + begin, end - begin, f); });
     });
   }
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

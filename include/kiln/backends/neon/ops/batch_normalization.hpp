@@ -8,17 +8,18 @@
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 /// Deviation from Ref: scale = gamma / sqrt(variance + epsilon) and shift = beta - mean * scale are
 /// folded once, so results differ from Ref's formula by rounding. Needs constant statistics.
 template <>
-struct Workload<ops::BatchNormalization, NeonBackend> : neon::Float32Kernel<ops::BatchNormalization> {
+struct Kernel<ops::BatchNormalization> : Float32Kernel<ops::BatchNormalization> {
   static Status is_supported(const WorkloadInfo<ops::BatchNormalization>& info) {
-    return neon::require_float32_constants(info, 1);
+    return require_float32_constants(info, 1);
   }
 
-  explicit Workload(const WorkloadInfo<ops::BatchNormalization>& info) : Float32Kernel(info) {
+  explicit Kernel(const WorkloadInfo<ops::BatchNormalization>& info) : Float32Kernel(info) {
     const std::uint32_t channels = info.inputs[0].shape.dim_from_end(0);
     auto stat = [&](std::size_t i) { return static_cast<const float*>(info.constants[i]); };
     for (std::uint32_t c = 0; c < channels; ++c) {
@@ -28,32 +29,32 @@ struct Workload<ops::BatchNormalization, NeonBackend> : neon::Float32Kernel<ops:
     }
   }
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const std::size_t channels = scale_.size();
     if (channels == 0) return;
-    const float* x = neon::floats(in[0]);
-    float* y = neon::floats(out[0]);
+    const float* x = floats(in[0]);
+    float* y = floats(out[0]);
     const std::size_t rows = in[0].info.num_elements() / channels;
-    neon::parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
+    parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
       for (std::size_t r = first; r < last; ++r) scale_shift(x + r * channels, y + r * channels);
-    }, std::max<std::size_t>(1, neon::stream_chunk / channels), channels);
+    }, std::max<std::size_t>(1, stream_chunk / channels), channels);
   }
 
  private:
   void scale_shift(const float* x, float* y) const {
-    using neon::Vec;
     const std::size_t channels = scale_.size();
     std::size_t c = 0;
-    for (; c + neon::lanes <= channels; c += neon::lanes)
+    for (; c + lanes <= channels; c += lanes)
       xsimd::fma(Vec::load_unaligned(x + c), Vec::load_unaligned(&scale_[c]), Vec::load_unaligned(&shift_[c]))
           .store_unaligned(y + c);
     if (c < channels) {
       const std::size_t n = channels - c;
-      neon::store_tail(y + c, xsimd::fma(neon::load_tail(x + c, n), neon::load_tail(&scale_[c], n), neon::load_tail(&shift_[c], n)), n);
+      store_tail(y + c, xsimd::fma(load_tail(x + c, n), load_tail(&scale_[c], n), load_tail(&shift_[c], n)), n);
     }
   }
 
   std::vector<float> scale_, shift_;
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

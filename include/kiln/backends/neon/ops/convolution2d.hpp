@@ -7,9 +7,9 @@
 
 #include "kiln/backends/neon/simd/gemm.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
-namespace neon {
 
 /// Rows of A read through an indirection table built at load (indirect GEMM, as XNNPACK does):
 /// for output pixel m and kernel tap t, the offset of the input pixel it reads, or -1 for padding,
@@ -45,53 +45,53 @@ inline std::vector<std::ptrdiff_t> window_offsets(const TensorShape& x, const Te
   return offsets;
 }
 
-}  // namespace neon
 
 /// Deviation from Ref: weights are packed at load, so they (and the bias) must be constants.
 template <>
-struct Workload<ops::Convolution2d, NeonBackend> : neon::Float32Kernel<ops::Convolution2d> {
+struct Kernel<ops::Convolution2d> : Float32Kernel<ops::Convolution2d> {
   static Status is_supported(const WorkloadInfo<ops::Convolution2d>& info) {
-    return neon::require_float32_constants(info, 1);
+    return require_float32_constants(info, 1);
   }
 
-  explicit Workload(const WorkloadInfo<ops::Convolution2d>& info)
-      : Float32Kernel(info), epilogue_(neon::Epilogue::from(params_.activation)) {
+  explicit Kernel(const WorkloadInfo<ops::Convolution2d>& info)
+      : Float32Kernel(info), epilogue_(Epilogue::from(params_.activation)) {
     const TensorShape& xs = info.inputs[0].shape;
     const TensorShape& ws = info.inputs[1].shape;
     const std::uint32_t groups = params_.groups;
-    weights_ = neon::PackedWeights(static_cast<const float*>(info.constants[1]),
+    weights_ = PackedWeights(static_cast<const float*>(info.constants[1]),
                                    info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr,
                                    groups, ws[0] / groups, std::size_t{ws[1]} * ws[2] * ws[3]);
     const bool pointwise = ws[1] == 1 && ws[2] == 1 && params_.stride == ops::Size2d{1, 1} &&
                            params_.padding == ops::Padding2d{};
     if (!pointwise) {
-      offsets_ = neon::window_offsets(xs, info.outputs[0].shape, ws[1], ws[2], params_.stride, params_.dilation,
+      offsets_ = window_offsets(xs, info.outputs[0].shape, ws[1], ws[2], params_.stride, params_.dilation,
                                       params_.padding);
       zeros_.assign(ws[3], 0.0f);
     }
   }
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const std::size_t pixels = std::size_t{ys[0]} * ys[1] * ys[2];
     const std::size_t group_in = xs[3] / params_.groups, group_out = weights_.n();
     for (std::size_t g = 0; g < params_.groups; ++g) {
-      const float* x = neon::floats(in[0]) + g * group_in;
-      float* y = neon::floats(out[0]) + g * group_out;
+      const float* x = floats(in[0]) + g * group_in;
+      float* y = floats(out[0]) + g * group_out;
       if (offsets_.empty())
-        neon::gemm(context, neon::DenseRows{x, xs[3]}, pixels, weights_, g, y, ys[3], epilogue_);
+        gemm(context, DenseRows{x, xs[3]}, pixels, weights_, g, y, ys[3], epilogue_);
       else
-        neon::gemm(context, neon::IndirectRows{x, offsets_.data(), weights_.k() / group_in, zeros_.data()},
+        gemm(context, IndirectRows{x, offsets_.data(), weights_.k() / group_in, zeros_.data()},
                    pixels, weights_, g, y, ys[3], epilogue_);
     }
   }
 
  private:
-  neon::PackedWeights weights_;
-  neon::Epilogue epilogue_;
+  PackedWeights weights_;
+  Epilogue epilogue_;
   std::vector<std::ptrdiff_t> offsets_;
   std::vector<float> zeros_;
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

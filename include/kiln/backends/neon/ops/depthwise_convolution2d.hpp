@@ -8,20 +8,21 @@
 
 #include "kiln/backends/neon/simd/gemm.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 /// Deviation from Ref: channel multiplier 1 only (others run Ref's kernel); weights and bias are
 /// copied at load, so they must be constants. Sums taps in the same (ky, kx) order as Ref.
 template <>
-struct Workload<ops::DepthwiseConvolution2d, NeonBackend> : neon::Float32Kernel<ops::DepthwiseConvolution2d> {
+struct Kernel<ops::DepthwiseConvolution2d> : Float32Kernel<ops::DepthwiseConvolution2d> {
   static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
     if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
       return Status::error(ErrorCode::Unsupported, NeonBackend::id, " runs DepthwiseConvolution2d with channel multiplier 1 only");
-    return neon::require_float32_constants(info, 1);
+    return require_float32_constants(info, 1);
   }
 
-  explicit Workload(const WorkloadInfo<ops::DepthwiseConvolution2d>& info)
-      : Float32Kernel(info), epilogue_(neon::Epilogue::from(params_.activation)) {
+  explicit Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info)
+      : Float32Kernel(info), epilogue_(Epilogue::from(params_.activation)) {
     const TensorShape& ws = info.inputs[1].shape;
     kernel_ = {ws[1], ws[2]};
     const auto* w = static_cast<const float*>(info.constants[1]);
@@ -30,7 +31,7 @@ struct Workload<ops::DepthwiseConvolution2d, NeonBackend> : neon::Float32Kernel<
     if (info.inputs.size() > 2) std::copy_n(static_cast<const float*>(info.constants[2]), ws[3], bias_.begin());
   }
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const ops::Size2d k = kernel_, s = params_.stride, d = params_.dilation;
     const bool plain = d == ops::Size2d{1, 1};
     if (plain && k == ops::Size2d{3, 3} && s == ops::Size2d{1, 1}) return rows<3, 1>(in, out, context);
@@ -52,7 +53,7 @@ struct Workload<ops::DepthwiseConvolution2d, NeonBackend> : neon::Float32Kernel<
   // K > 0: a K x K window with stride Stride and no dilation, taps unrolled with the weights in
   // registers; K == 0: any window, read at run time.
   template <std::uint32_t K, std::uint32_t Stride>
-  void rows(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
+  void rows(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
@@ -64,16 +65,16 @@ struct Workload<ops::DepthwiseConvolution2d, NeonBackend> : neon::Float32Kernel<
     ox_begin = std::min(ox_begin, ox_end);
     context.parallel_for(std::size_t{ys[0]} * ys[1], [&](std::size_t row) {
       const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
-      const float* x = neon::floats(in[0]) + n * xs[1] * width * channels;
-      float* y = neon::floats(out[0]) + row * out_width * channels;
+      const float* x = floats(in[0]) + n * xs[1] * width * channels;
+      float* y = floats(out[0]) + row * out_width * channels;
       const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
       const std::ptrdiff_t ky0 = first_tap(y0, params_.dilation.height),
                            ky1 = end_tap(y0, params_.dilation.height, kernel_.height, xs[1]);
       std::ptrdiff_t c = 0;
-      for (; c + std::ptrdiff_t{neon::lanes} <= channels; c += neon::lanes)
-        channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, neon::lanes);
+      for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes)
+        channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, lanes);
       if (c < channels) channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, channels - c);
-      neon::apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
+      apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
     }, std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
   }
 
@@ -82,13 +83,12 @@ struct Workload<ops::DepthwiseConvolution2d, NeonBackend> : neon::Float32Kernel<
   void channel_block(const float* x, float* y, const TensorShape& xs, const TensorShape& ys, std::ptrdiff_t c,
                      std::ptrdiff_t y0, std::ptrdiff_t ky0, std::ptrdiff_t ky1, std::ptrdiff_t ox_begin,
                      std::ptrdiff_t ox_end, std::size_t count) const {
-    using neon::Vec;
     auto load = [count](const float* p) {
-      if constexpr (Tail) return neon::load_tail(p, count);
+      if constexpr (Tail) return load_tail(p, count);
       else return Vec::load_unaligned(p);
     };
     auto store = [count](float* p, Vec v) {
-      if constexpr (Tail) neon::store_tail(p, v, count);
+      if constexpr (Tail) store_tail(p, v, count);
       else v.store_unaligned(p);
     };
     const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
@@ -132,8 +132,9 @@ struct Workload<ops::DepthwiseConvolution2d, NeonBackend> : neon::Float32Kernel<
   }
 
   ops::Size2d kernel_;
-  neon::Epilogue epilogue_;
+  Epilogue epilogue_;
   std::vector<float> weights_, bias_;
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

@@ -7,14 +7,14 @@
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 template <>
-struct Workload<ops::ElementwiseBinary, NeonBackend> : neon::Float32Kernel<ops::ElementwiseBinary> {
+struct Kernel<ops::ElementwiseBinary> : Float32Kernel<ops::ElementwiseBinary> {
   using Float32Kernel::Float32Kernel;
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
-    using neon::Vec;
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     using O = ops::BinaryOperation;
     auto nan_if_either = [](Vec a, Vec b, Vec r) {  // numpy maximum/minimum propagate NaN
       return xsimd::select(xsimd::isnan(a) || xsimd::isnan(b), Vec(std::numeric_limits<float>::quiet_NaN()), r);
@@ -35,14 +35,13 @@ struct Workload<ops::ElementwiseBinary, NeonBackend> : neon::Float32Kernel<ops::
   // One row is the output's innermost dimension; an operand broadcast along it is a scalar there.
   // A fused activation runs on each chunk right after it is computed, while it is in cache.
   template <class F>
-  static void broadcast_rows(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context,
+  static void broadcast_rows(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
                              const std::optional<ops::Activation::Params>& activation, F f) {
     const TensorShape& ys = out[0].info.shape;
     const std::size_t rank = ys.rank();
-    using neon::Vec;
-    const float* a = neon::floats(in[0]);
-    const float* b = neon::floats(in[1]);
-    float* y = neon::floats(out[0]);
+    const float* a = floats(in[0]);
+    const float* b = floats(in[1]);
+    float* y = floats(out[0]);
     const std::uint64_t total = ys.num_elements();
     if (total == 0) return;
     const ref::Strides sa = ref::broadcast_strides_of(in[0].info.shape, rank);
@@ -68,26 +67,27 @@ struct Workload<ops::ElementwiseBinary, NeonBackend> : neon::Float32Kernel<ops::
       const float* pb = b + ib;
       float* py = y + r * row;
       auto load = [](const float* p, bool varies, std::uint64_t i) { return varies ? Vec::load_unaligned(p + i) : Vec(*p); };
-      auto load_tail = [](const float* p, bool varies, std::uint64_t i, std::size_t n) {
-        return varies ? neon::load_tail(p + i, n) : Vec(*p);
+      auto load_partial = [](const float* p, bool varies, std::uint64_t i, std::size_t n) {
+        return varies ? load_tail(p + i, n) : Vec(*p);
       };
       std::uint64_t i = begin;
-      for (; i + neon::lanes <= end; i += neon::lanes) f(load(pa, a_varies, i), load(pb, b_varies, i)).store_unaligned(py + i);
+      for (; i + lanes <= end; i += lanes) f(load(pa, a_varies, i), load(pb, b_varies, i)).store_unaligned(py + i);
       if (i < end) {
         const std::size_t n = end - i;
-        neon::store_tail(py + i, f(load_tail(pa, a_varies, i, n), load_tail(pb, b_varies, i, n)), n);
+        store_tail(py + i, f(load_partial(pa, a_varies, i, n), load_partial(pb, b_varies, i, n)), n);
       }
-      neon::apply_activation(activation, py + begin, end - begin);
+      apply_activation(activation, py + begin, end - begin);
     };
     if (rows == 1) {
-      neon::parallel_chunks(context, row, [&](std::size_t begin, std::size_t end) { run_row(0, begin, end); });
+      parallel_chunks(context, row, [&](std::size_t begin, std::size_t end) { run_row(0, begin, end); });
       return;
     }
-    const std::size_t rows_per_chunk = std::max<std::uint64_t>(1, neon::stream_chunk / row);
-    neon::parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
+    const std::size_t rows_per_chunk = std::max<std::uint64_t>(1, stream_chunk / row);
+    parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
       for (std::size_t r = first; r < last; ++r) run_row(r, 0, row);
     }, rows_per_chunk, row * 16);
   }
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

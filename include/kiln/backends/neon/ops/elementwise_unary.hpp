@@ -5,20 +5,20 @@
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 template <>
-struct Workload<ops::ElementwiseUnary, NeonBackend> : neon::Float32Kernel<ops::ElementwiseUnary> {
+struct Kernel<ops::ElementwiseUnary> : Float32Kernel<ops::ElementwiseUnary> {
   using Float32Kernel::Float32Kernel;
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
-    using neon::Vec;
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     using U = ops::UnaryOperation;
-    const float* x = neon::floats(in[0]);
-    float* y = neon::floats(out[0]);
+    const float* x = floats(in[0]);
+    float* y = floats(out[0]);
     auto stream = [&](auto f) {
-      neon::parallel_chunks(context, in[0].info.num_elements(),
-                            [&](std::size_t begin, std::size_t end) { neon::map(x + begin, y + begin, end - begin, f); });
+      parallel_chunks(context, in[0].info.num_elements(),
+                            [&](std::size_t begin, std::size_t end) { map(x + begin, y + begin, end - begin, f); });
     };
     switch (params_.operation) {
       case U::Abs: return stream([](Vec v) { return xsimd::abs(v); });
@@ -33,4 +33,5 @@ struct Workload<ops::ElementwiseUnary, NeonBackend> : neon::Float32Kernel<ops::E
   }
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

@@ -4,32 +4,34 @@
 
 #include "kiln/backends/neon/simd/gemm.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 /// Deviation from Ref: weights are packed at load, so they (and the bias) must be constants.
 template <>
-struct Workload<ops::FullyConnected, NeonBackend> : neon::Float32Kernel<ops::FullyConnected> {
+struct Kernel<ops::FullyConnected> : Float32Kernel<ops::FullyConnected> {
   static Status is_supported(const WorkloadInfo<ops::FullyConnected>& info) {
-    return neon::require_float32_constants(info, 1);
+    return require_float32_constants(info, 1);
   }
 
-  explicit Workload(const WorkloadInfo<ops::FullyConnected>& info)
+  explicit Kernel(const WorkloadInfo<ops::FullyConnected>& info)
       : Float32Kernel(info),
         weights_(static_cast<const float*>(info.constants[1]),
                  info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr, 1,
                  info.inputs[1].shape[0], info.inputs[1].shape[1]),
-        epilogue_(neon::Epilogue::from(params_.activation)) {}
+        epilogue_(Epilogue::from(params_.activation)) {}
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const std::size_t k = weights_.k();
     const std::size_t rows = k == 0 ? 0 : in[0].info.num_elements() / k;
-    neon::gemm(context, neon::DenseRows{neon::floats(in[0]), k}, rows, weights_, 0, neon::floats(out[0]), weights_.n(),
+    gemm(context, DenseRows{floats(in[0]), k}, rows, weights_, 0, floats(out[0]), weights_.n(),
                epilogue_);
   }
 
  private:
-  neon::PackedWeights weights_;
-  neon::Epilogue epilogue_;
+  PackedWeights weights_;
+  Epilogue epilogue_;
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

@@ -8,21 +8,22 @@
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 template <>
-struct Workload<ops::Pooling2d, NeonBackend> : neon::Float32Kernel<ops::Pooling2d> {
+struct Kernel<ops::Pooling2d> : Float32Kernel<ops::Pooling2d> {
   using Float32Kernel::Float32Kernel;
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const ops::Pooling2d::Params p = ops::Pooling2d::resolved(params_, xs);
     const std::ptrdiff_t height = xs[1], width = xs[2], channels = xs[3];
     context.parallel_for(std::size_t{ys[0]} * ys[1], [&](std::size_t row) {
       const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
-      const float* x = neon::floats(in[0]) + n * height * width * channels;
-      float* y = neon::floats(out[0]) + row * ys[2] * channels;
+      const float* x = floats(in[0]) + n * height * width * channels;
+      float* y = floats(out[0]) + row * ys[2] * channels;
       const std::ptrdiff_t y0 = oy * p.stride.height - p.padding.top;
       const std::ptrdiff_t y_end = std::min<std::ptrdiff_t>(y0 + p.window.height, height + p.padding.bottom);
       const std::ptrdiff_t iy0 = std::max<std::ptrdiff_t>(y0, 0), iy1 = std::min(y_end, height);
@@ -32,7 +33,6 @@ struct Workload<ops::Pooling2d, NeonBackend> : neon::Float32Kernel<ops::Pooling2
         const std::ptrdiff_t ix0 = std::max<std::ptrdiff_t>(x0, 0), ix1 = std::min(x_end, width);
         const std::ptrdiff_t divisor = p.count_include_pad ? (y_end - y0) * (x_end - x0) : (iy1 - iy0) * (ix1 - ix0);
         auto window = [&](std::ptrdiff_t c, auto load, auto store) {
-          using neon::Vec;
           if (p.kind == ops::PoolingKind::Max) {
             Vec acc(-std::numeric_limits<float>::infinity());
             for (std::ptrdiff_t iy = iy0; iy < iy1; ++iy)
@@ -46,16 +46,17 @@ struct Workload<ops::Pooling2d, NeonBackend> : neon::Float32Kernel<ops::Pooling2
           }
         };
         std::ptrdiff_t c = 0;
-        for (; c + std::ptrdiff_t{neon::lanes} <= channels; c += neon::lanes)
-          window(c, [](const float* q) { return neon::Vec::load_unaligned(q); }, [](float* q, neon::Vec v) { v.store_unaligned(q); });
+        for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes)
+          window(c, [](const float* q) { return Vec::load_unaligned(q); }, [](float* q, Vec v) { v.store_unaligned(q); });
         if (c < channels) {
           const std::size_t rest = channels - c;
-          window(c, [rest](const float* q) { return neon::load_tail(q, rest); },
-                 [rest](float* q, neon::Vec v) { neon::store_tail(q, v, rest); });
+          window(c, [rest](const float* q) { return load_tail(q, rest); },
+                 [rest](float* q, Vec v) { store_tail(q, v, rest); });
         }
       }
     }, std::size_t{ys[2]} * ys[3] * p.window.height * p.window.width);
   }
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

@@ -8,76 +8,77 @@
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 
-namespace kiln {
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 /// Deviation from Ref: Ref accumulates in double; this sums float vectors lane-wise and then the
 /// lanes, so results differ by a few ulps.
 template <>
-struct Workload<ops::Softmax, NeonBackend> : neon::Float32Kernel<ops::Softmax> {
+struct Kernel<ops::Softmax> : Float32Kernel<ops::Softmax> {
   using Float32Kernel::Float32Kernel;
 
   static Status is_supported(const WorkloadInfo<ops::Softmax>& info) {
     if (auto s = ref::require_float32(info, NeonBackend::id); !s) return s;
-    if (*detail::normalize_axis(info.params.axis, info.inputs[0].rank()) != info.inputs[0].rank() - 1)
+    if (*kiln::detail::normalize_axis(info.params.axis, info.inputs[0].rank()) != info.inputs[0].rank() - 1)
       return Status::error(ErrorCode::Unsupported, NeonBackend::id, " runs Softmax along the innermost axis only");
     return Status::ok();
   }
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, neon::Context& context) const {
-    using neon::Vec;
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const TensorShape& shape = in[0].info.shape;
     const std::size_t length = shape.dim_from_end(0);
     if (length == 0) return;
     const std::size_t rows = in[0].info.num_elements() / length;
-    const float* x = neon::floats(in[0]);
-    float* y = neon::floats(out[0]);
+    const float* x = floats(in[0]);
+    float* y = floats(out[0]);
     const Vec beta(params_.beta);
     // Lanes of the last partial vector that hold data; the zero padding's exp must not be summed.
-    const Vec tail_mask_limit(static_cast<float>(length % neon::lanes));
+    const Vec tail_mask_limit(static_cast<float>(length % lanes));
     const Vec lane = lane_index();
-    const std::size_t rows_per_chunk = std::max<std::size_t>(1, neon::stream_chunk / length);
-    neon::parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
+    const std::size_t rows_per_chunk = std::max<std::size_t>(1, stream_chunk / length);
+    parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
       for (std::size_t r = first; r < last; ++r) {
         const float* xr = x + r * length;
         float* yr = y + r * length;
         Vec vmax(-std::numeric_limits<float>::infinity());
         std::size_t i = 0;
-        for (; i + neon::lanes <= length; i += neon::lanes) vmax = xsimd::max(vmax, beta * Vec::load_unaligned(xr + i));
-        float max = neon::reduce_max(vmax);
+        for (; i + lanes <= length; i += lanes) vmax = xsimd::max(vmax, beta * Vec::load_unaligned(xr + i));
+        float max = reduce_max(vmax);
         for (; i < length; ++i) max = std::max(max, params_.beta * xr[i]);
         const Vec shift(max);
         Vec vsum(0.0f);
         // y holds exp(beta x - max) first: one pass of exp, then a scale (or a log shift).
         i = 0;
-        for (; i + neon::lanes <= length; i += neon::lanes) {
+        for (; i + lanes <= length; i += lanes) {
           const Vec e = xsimd::exp(beta * Vec::load_unaligned(xr + i) - shift);
           e.store_unaligned(yr + i);
           vsum += e;
         }
-        float sum = neon::reduce_add(vsum);
+        float sum = reduce_add(vsum);
         if (i < length) {
           const std::size_t n = length - i;
-          const Vec e = xsimd::exp(beta * neon::load_tail(xr + i, n) - shift);
-          neon::store_tail(yr + i, e, n);
-          sum += neon::reduce_add(xsimd::select(lane < tail_mask_limit, e, Vec(0.0f)));
+          const Vec e = xsimd::exp(beta * load_tail(xr + i, n) - shift);
+          store_tail(yr + i, e, n);
+          sum += reduce_add(xsimd::select(lane < tail_mask_limit, e, Vec(0.0f)));
         }
         if (params_.log) {
           const Vec log_sum(std::log(sum));
-          neon::map(xr, yr, length, [=](Vec v) { return beta * v - shift - log_sum; });
+          map(xr, yr, length, [=](Vec v) { return beta * v - shift - log_sum; });
         } else {
           const Vec inverse(1.0f / sum);
-          neon::map(yr, yr, length, [=](Vec v) { return v * inverse; });
+          map(yr, yr, length, [=](Vec v) { return v * inverse; });
         }
       }
     }, rows_per_chunk, length * 16);
   }
 
  private:
-  static neon::Vec lane_index() {
-    alignas(64) float index[neon::lanes];
-    for (std::size_t i = 0; i < neon::lanes; ++i) index[i] = static_cast<float>(i);
-    return neon::Vec::load_aligned(index);
+  static Vec lane_index() {
+    alignas(64) float index[lanes];
+    for (std::size_t i = 0; i < lanes; ++i) index[i] = static_cast<float>(i);
+    return Vec::load_aligned(index);
   }
 };
 
-}  // namespace kiln
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

@@ -12,6 +12,7 @@
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 
 namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
 /// The register tile: gemm_mr rows of C by gemm_nr columns (two vectors) held in registers. Rows
 /// are broadcast from A, the two B vectors are loaded once per k and reused gemm_mr times.
@@ -212,4 +213,5 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
   }, task_cost);
 }
 
+}  // namespace KILN_NEON_ISA
 }  // namespace kiln::neon

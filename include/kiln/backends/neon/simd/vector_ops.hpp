@@ -8,12 +8,13 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "kiln/backends/neon/neon_kernel.hpp"
+#include "kiln/backends/neon/kernel_base.hpp"
 #include "kiln/ops/activation.hpp"
 
 namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
 
-using Vec = xsimd::batch<float, NeonBackend::arch>;
+using Vec = xsimd::batch<float>;  // the compile target's widest float vector
 /// Floats per vector: 4 (SSE, NEON), 8 (AVX2), 16 (AVX-512).
 inline constexpr std::size_t lanes = Vec::size;
 
@@ -78,4 +79,5 @@ inline void apply_activation(const std::optional<ops::Activation::Params>& activ
   if (activation) visit_activation(*activation, [&](auto f) { map(y, y, n, f); });
 }
 
+}  // namespace KILN_NEON_ISA
 }  // namespace kiln::neon
