@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // NeonBackend against the machine's limits and other libraries, measured in the same run: FMA peak,
-// memory bandwidth, GEMM (Eigen, oneDNN), convolutions (oneDNN), whole networks (RefBackend, threads).
+// memory bandwidth, GEMM (Eigen, oneDNN), convolutions (oneDNN), other layers (RefBackend, bandwidth),
+// whole networks (RefBackend, threads, XNNPACK, Arm NN).
 // Prints a table and writes CSV: case, variant, kiln_value, anchor, anchor_value, unit, ratio
 // (ratio > 1: kiln is better).
 #include <algorithm>
@@ -272,6 +273,57 @@ void bench_convolutions() {
   }
 }
 
+/// Data movement, reductions, resizing and run-time matrix products: one layer each, timed on Neon
+/// (1 thread) against RefBackend, and for the copies as effective bandwidth (bytes read + written
+/// per second) against the machine's measured bandwidth.
+void bench_other_layers(double bandwidth) {
+  using namespace kiln;
+  struct Layer {
+    const char* name;
+    TensorShape input;
+    std::function<OutputSlot(Network&, OutputSlot)> add;
+    double floats_moved;  // read + written, for the layers that only move data (0: the others)
+  };
+  const std::vector<Layer> layers = {
+      {"transpose NHWC->NCHW 1x56x56x64", {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) { return n.add<ops::Transpose>({{0, 3, 1, 2}}, {x}); }, 2.0 * 56 * 56 * 64},
+      {"pad 1x56x56x64 +1 (reflect)", {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) { return n.add<ops::Pad>({{0, 1, 1, 0}, {0, 1, 1, 0}, ops::PadMode::Reflect}, {x}); },
+       (56.0 * 56 + 58 * 58) * 64},
+      {"slice 1x56x56x64 [:, ::2, ::2, :32]", {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) { return n.add<ops::StridedSlice>({{0, 0, 0, 0}, {1, 56, 56, 32}, {1, 2, 2, 1}}, {x}); },
+       2.0 * 28 * 28 * 32},
+      {"split 1x56x56x64 in 2 along C", {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) { return n.add<ops::Split>({3, {32, 32}}, {x}); }, 2.0 * 56 * 56 * 64},
+      {"reduce mean HW 1x28x28x256", {{1, 28, 28, 256}},
+       [](Network& n, OutputSlot x) { return n.add<ops::Reduce>({ops::ReduceOperation::Mean, {1, 2}, true}, {x}); }, 0},
+      {"reduce max C 1x56x56x64", {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) { return n.add<ops::Reduce>({ops::ReduceOperation::Max, {3}, true}, {x}); }, 0},
+      {"resize bilinear 28x28x64->56x56", {{1, 28, 28, 64}},
+       [](Network& n, OutputSlot x) { return n.add<ops::Resize>({ops::ResizeMethod::Bilinear, 56, 56, ops::CoordinateTransform::HalfPixel}, {x}); }, 0},
+      {"batch matmul 4x128x64 * 64x128", {{4, 128, 64}},
+       [](Network& n, OutputSlot x) {
+         auto b = n.add_constant<float>({{64, 128}}, random_floats(64 * 128, 5), "b");
+         return n.add<ops::BatchMatMul>({}, {x, b});
+       }, 0},
+  };
+  for (const Layer& l : layers) {
+    auto network = [&] {
+      Network net;
+      net.add_output(0, l.add(net, net.add_input(0, {l.input}, "x")), "y");
+      return net;
+    };
+    AlignedFloats input, output, ref_input, ref_output;
+    auto kiln_run = load_network<NeonBackend>(network(), 1, input, output);
+    const double kiln_ms = measure(kiln_run.infer).median * 1e3;
+    auto ref_run = load_network<RefBackend>(network(), 1, ref_input, ref_output);
+    add({l.name, "1 thread", kiln_ms, "kiln RefBackend", measure(ref_run.infer, 3).median * 1e3, "ms", false});
+    if (l.floats_moved > 0)
+      add({l.name, "1 thread", l.floats_moved * sizeof(float) / (kiln_ms * 1e-3) / 1e9, "memory bandwidth", bandwidth,
+           "GB/s", true});
+  }
+}
+
 #if KILN_BENCH_XNNPACK
 /// The same network, with the same weights (read from kiln's optimized network, fused activations
 /// included), built with XNNPACK's operator API: create (packs weights) once, setup, run.
@@ -538,7 +590,7 @@ int main(int argc, char** argv) {
 #if KILN_BENCH_ONEDNN
   omp_set_num_threads(1);  // every anchor single-threaded, like kiln's 1-thread figures
 #endif
-  // bench_neon [CSV] [SECTION...]: sections gemm, conv, networks (default: all).
+  // bench_neon [CSV] [SECTION...]: sections gemm, conv, layers, networks (default: all).
   const char* csv_path = argc > 1 ? argv[1] : "bench_neon.csv";
   const std::vector<std::string_view> sections(argv + std::min(argc, 2), argv + argc);
   auto wanted = [&](std::string_view s) { return sections.empty() || std::ranges::find(sections, s) != sections.end(); };
@@ -550,6 +602,7 @@ int main(int argc, char** argv) {
               "1 thread, read+write", bandwidth);
   if (wanted("gemm")) bench_gemm(peak);
   if (wanted("conv")) bench_convolutions();
+  if (wanted("layers")) bench_other_layers(bandwidth);
   if (wanted("networks")) bench_networks();
   FILE* csv = std::fopen(csv_path, "w");
   if (!csv) return 1;

@@ -29,3 +29,25 @@ TEST_CASE("BatchMatMul rejects mismatched inner or batch dimensions", "[ops][bat
   REQUIRE_FALSE(r2);
   CHECK_THAT(r2.status().message(), Catch::Contains("do not broadcast"));
 }
+
+TEMPLATE_LIST_TEST_CASE("BatchMatMul matches RefBackend with broadcast batches, transposes and odd sizes",
+                        "[ops][batch_mat_mul]", accelerated_backends) {
+  struct Case {
+    TensorShape a, b;
+    bool transpose_a = false, transpose_b = false;
+  };
+  const std::vector<Case> cases = {
+      {{7, 9}, {9, 33}},                   // tails in both vectors of the tile, rows not a multiple of 4
+      {{2, 3, 5, 17}, {3, 17, 1}},         // broadcast batch, a single column
+      {{1, 19, 4}, {2, 19, 31}, true},     // a stored [K, M]
+      {{3, 6, 37}, {3, 13, 37}, false, true},  // b stored [N, K]: dot products with a K tail
+      {{64, 64}, {64, 64}},
+      {{1, 1}, {1, 1}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.a.to_string() << " x " << c.b.to_string() << (c.transpose_a ? " (a transposed)" : "")
+                         << (c.transpose_b ? " (b transposed)" : ""));
+    check_against_ref<ops::BatchMatMul, TestType>({c.transpose_a, c.transpose_b},
+                                                  {random_f32(c.a, 1), random_f32(c.b, 2)}, 1e-5, 1e-5);
+  }
+}

@@ -30,3 +30,18 @@ TEST_CASE("Concat rejects inputs that differ outside the axis", "[ops][concat][e
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("differs from input 0 [1, 2] in dimension 1"));
 }
+
+TEMPLATE_LIST_TEST_CASE("Concat matches RefBackend along every axis, with odd and empty pieces", "[ops][concat]",
+                        accelerated_backends) {
+  for (std::int64_t axis : {0, 1, 2, 3, -1}) {
+    INFO("axis " << axis);
+    const std::size_t a = static_cast<std::size_t>(axis < 0 ? axis + 4 : axis);
+    std::vector<TestTensor> inputs;
+    for (std::uint32_t piece : {3u, 1u, 0u, 17u}) {
+      std::vector<std::uint32_t> dims = {2, 5, 7, 9};
+      dims[a] = piece;
+      inputs.push_back(random_f32(TensorShape(std::span<const std::uint32_t>(dims)), piece + 1));
+    }
+    check_against_ref<ops::Concat, TestType>({axis}, inputs, 0, 0);
+  }
+}

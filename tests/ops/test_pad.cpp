@@ -28,3 +28,16 @@ TEST_CASE("Pad rejects reflect padding as large as the dimension", "[ops][pad][e
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("reflect padding of 3 needs dimension 0 larger than it"));
 }
+
+TEMPLATE_LIST_TEST_CASE("Pad matches RefBackend in every mode on odd shapes", "[ops][pad]", accelerated_backends) {
+  using M = ops::PadMode;
+  auto x = random_f32({2, 5, 7, 3}, 11);
+  for (M mode : {M::Constant, M::Edge, M::Reflect, M::Symmetric}) {
+    INFO("mode " << static_cast<int>(mode));
+    check_against_ref<ops::Pad, TestType>({{0, 2, 1, 0}, {1, 3, 4, 2}, mode, -2.5f}, {x}, 0, 0);
+    check_against_ref<ops::Pad, TestType>({{1, 0, 0, 2}, {0, 1, 6, 0}, mode, 0.5f}, {x}, 0, 0);  // innermost padded
+    check_against_ref<ops::Pad, TestType>({{}, {}, mode}, {x}, 0, 0);                            // nothing to pad
+  }
+  // An empty dimension padded with the constant: every output element is the constant.
+  check_against_ref<ops::Pad, TestType>({{1, 0}, {1, 2}, M::Constant, 7.0f}, {TestTensor::f32({0, 3}, {})}, 0, 0);
+}

@@ -37,3 +37,19 @@ TEST_CASE("Resize rejects an empty output size", "[ops][resize][errors]") {
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("output size 0 x 3 is empty"));
 }
+
+TEMPLATE_LIST_TEST_CASE("Resize matches RefBackend up and down with every transform and channel tails", "[ops][resize]",
+                        accelerated_backends) {
+  using T = ops::CoordinateTransform;
+  using R = ops::NearestRounding;
+  for (std::uint32_t channels : {1u, 3u, 17u, 33u})
+    for (T transform : {T::Asymmetric, T::HalfPixel, T::AlignCorners}) {
+      INFO(channels << " channels, transform " << static_cast<int>(transform));
+      auto x = random_f32({2, 5, 7, channels}, channels);
+      for (auto [h, w] : {std::pair{11u, 13u}, std::pair{3u, 4u}, std::pair{1u, 1u}}) {
+        check_against_ref<ops::Resize, TestType>({ops::ResizeMethod::Bilinear, h, w, transform}, {x}, 1e-5, 1e-6);
+        for (R rounding : {R::Floor, R::Ceil, R::RoundPreferFloor, R::RoundPreferCeil})
+          check_against_ref<ops::Resize, TestType>({ops::ResizeMethod::Nearest, h, w, transform, rounding}, {x}, 0, 0);
+      }
+    }
+}

@@ -25,3 +25,10 @@ TEST_CASE("Split rejects sizes that do not add up", "[ops][split][errors]") {
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("add up to 2 but dimension 0 of [3] is 3"));
 }
+
+TEMPLATE_LIST_TEST_CASE("Split matches RefBackend along every axis, with odd pieces", "[ops][split]", accelerated_backends) {
+  for (std::int64_t axis : {0, 1, 2, -1}) {
+    INFO("axis " << axis);
+    check_against_ref<ops::Split, TestType>({axis, {1, 4, 2}}, {random_f32({7, 7, 7, 7}, 3)}, 0, 0);
+  }
+}

@@ -33,3 +33,26 @@ TEST_CASE("Transpose rejects a non-permutation", "[ops][transpose][errors]") {
   CHECK_THAT(r1.status().message(), Catch::Contains("is not a permutation of 0..1"));
   CHECK_FALSE(run_op<ops::Transpose>({{0, 1, 2}}, {x}));
 }
+
+TEMPLATE_LIST_TEST_CASE("Transpose matches RefBackend on odd shapes, moved and kept innermost axes", "[ops][transpose]",
+                        accelerated_backends) {
+  const std::vector<std::pair<TensorShape, std::vector<std::uint32_t>>> cases = {
+      {{1, 7, 9, 17}, {0, 3, 1, 2}},     // NHWC -> NCHW: the innermost axis moves (tiled)
+      {{2, 17, 5, 33}, {0, 2, 3, 1}},    // NCHW -> NHWC
+      {{3, 5, 7}, {1, 0, 2}},            // innermost kept: runs of 7
+      {{33, 31}, {1, 0}},                // a plain matrix, tiles with tails on both sides
+      {{2, 1, 3, 1, 5}, {4, 3, 2, 1, 0}},  // size-1 axes dropped
+      {{4, 200, 3}, {2, 0, 1}},
+      {{1}, {0}},
+  };
+  for (const auto& [shape, perm] : cases) {
+    INFO("shape " << shape.to_string());
+    check_against_ref<ops::Transpose, TestType>({perm}, {random_f32(shape, shape.rank())}, 0, 0);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("Transpose moves Signed32 data on every backend", "[ops][transpose]", accelerated_backends) {
+  std::vector<std::int32_t> values(3 * 5 * 7);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int32_t>(i * 7919 % 1000) - 500;
+  check_against_ref<ops::Transpose, TestType>({{2, 0, 1}}, {TestTensor::i32({3, 5, 7}, values)}, 0, 0);
+}

@@ -177,7 +177,8 @@ void check_against_ref(const typename Op::Params& params, const std::vector<Test
   REQUIRE(one_thread->size() == expected->size());
   for (std::size_t i = 0; i < expected->size(); ++i) {
     INFO("output " << i);
-    CHECK((*one_thread)[i].bytes == (*three_threads)[i].bytes);
+    const bool same_bytes_for_1_and_3_threads = (*one_thread)[i].bytes == (*three_threads)[i].bytes;  // not the vectors: TAP lines
+    CHECK(same_bytes_for_1_and_3_threads);
     check_close((*one_thread)[i], (*expected)[i], rtol, atol);
   }
 }

@@ -33,6 +33,20 @@ struct Pad {
   static constexpr std::uint32_t before_of(const Params& p, std::size_t d) { return d < p.before.size() ? p.before[d] : 0; }
   static constexpr std::uint32_t after_of(const Params& p, std::size_t d) { return d < p.after.size() ? p.after[d] : 0; }
 
+  /// Input index for padded index `i` of a dimension of size `dim` with `before` leading pads,
+  /// or -1 when the element is the constant.
+  static constexpr std::int64_t source_index(PadMode mode, std::int64_t i, std::int64_t before, std::int64_t dim) {
+    std::int64_t j = i - before;
+    if (j >= 0 && j < dim) return j;
+    switch (mode) {
+      case PadMode::Constant: return -1;
+      case PadMode::Edge: return j < 0 ? 0 : dim - 1;
+      case PadMode::Reflect: return j < 0 ? -j : 2 * (dim - 1) - j;
+      case PadMode::Symmetric: return j < 0 ? -j - 1 : 2 * dim - 1 - j;
+    }
+    return -1;
+  }
+
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     const std::size_t rank = in[0].rank();
     if (p.before.size() > rank || p.after.size() > rank)

@@ -2,6 +2,7 @@
 // Resize: scales the spatial dimensions of an NHWC image by nearest-neighbour or bilinear sampling.
 #pragma once
 
+#include <cmath>
 #include <string_view>
 
 #include "kiln/ops/op_common.hpp"
@@ -34,6 +35,28 @@ struct Resize {
     NearestRounding rounding = NearestRounding::Floor;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
+
+  /// Input coordinate of output coordinate `o` along an axis of `in` -> `out` samples.
+  static constexpr double source_coordinate(CoordinateTransform transform, std::uint32_t o, std::uint32_t in,
+                                  std::uint32_t out) {
+    switch (transform) {
+      case CoordinateTransform::Asymmetric: return double(o) * in / out;
+      case CoordinateTransform::HalfPixel: return (o + 0.5) * in / out - 0.5;
+      case CoordinateTransform::AlignCorners: return out == 1 ? 0.0 : double(o) * (in - 1) / (out - 1);
+    }
+    return 0.0;
+  }
+
+  static std::int64_t nearest(NearestRounding rounding, double v) {
+    switch (rounding) {
+      case NearestRounding::Floor: return static_cast<std::int64_t>(std::floor(v));
+      case NearestRounding::Ceil: return static_cast<std::int64_t>(std::ceil(v));
+      case NearestRounding::RoundPreferFloor:
+        return static_cast<std::int64_t>(v - std::floor(v) == 0.5 ? std::floor(v) : std::round(v));
+      case NearestRounding::RoundPreferCeil: return static_cast<std::int64_t>(std::floor(v + 0.5));
+    }
+    return 0;
+  }
 
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     if (auto s = detail::expect_rank(in, 0, "input", 4); !s) return s;

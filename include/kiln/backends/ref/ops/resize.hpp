@@ -13,28 +13,6 @@ template <>
 struct Workload<ops::Resize, RefBackend> : ref::Float32Kernel<ops::Resize> {
   using Float32Kernel::Float32Kernel;
 
-  /// Input coordinate of output coordinate `o` along an axis of `in` -> `out` samples.
-  static double source_coordinate(ops::CoordinateTransform transform, std::uint32_t o, std::uint32_t in,
-                                  std::uint32_t out) {
-    switch (transform) {
-      case ops::CoordinateTransform::Asymmetric: return double(o) * in / out;
-      case ops::CoordinateTransform::HalfPixel: return (o + 0.5) * in / out - 0.5;
-      case ops::CoordinateTransform::AlignCorners: return out == 1 ? 0.0 : double(o) * (in - 1) / (out - 1);
-    }
-    return 0.0;
-  }
-
-  static std::int64_t nearest(ops::NearestRounding rounding, double v) {
-    switch (rounding) {
-      case ops::NearestRounding::Floor: return static_cast<std::int64_t>(std::floor(v));
-      case ops::NearestRounding::Ceil: return static_cast<std::int64_t>(std::ceil(v));
-      case ops::NearestRounding::RoundPreferFloor:
-        return static_cast<std::int64_t>(v - std::floor(v) == 0.5 ? std::floor(v) : std::round(v));
-      case ops::NearestRounding::RoundPreferCeil: return static_cast<std::int64_t>(std::floor(v + 0.5));
-    }
-    return 0;
-  }
-
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
@@ -47,12 +25,12 @@ struct Workload<ops::Resize, RefBackend> : ref::Float32Kernel<ops::Resize> {
     for (std::uint32_t n = 0; n < ys[0]; ++n)
       for (std::uint32_t oy = 0; oy < ys[1]; ++oy)
         for (std::uint32_t ox = 0; ox < ys[2]; ++ox) {
-          const double sy = source_coordinate(params_.transform, oy, xs[1], ys[1]);
-          const double sx = source_coordinate(params_.transform, ox, xs[2], ys[2]);
+          const double sy = ops::Resize::source_coordinate(params_.transform, oy, xs[1], ys[1]);
+          const double sx = ops::Resize::source_coordinate(params_.transform, ox, xs[2], ys[2]);
           float* yp = y + ((std::uint64_t{n} * ys[1] + oy) * ys[2] + ox) * channels;
           if (params_.method == ops::ResizeMethod::Nearest) {
-            const std::int64_t iy = std::clamp<std::int64_t>(nearest(params_.rounding, sy), 0, xs[1] - 1);
-            const std::int64_t ix = std::clamp<std::int64_t>(nearest(params_.rounding, sx), 0, xs[2] - 1);
+            const std::int64_t iy = std::clamp<std::int64_t>(ops::Resize::nearest(params_.rounding, sy), 0, xs[1] - 1);
+            const std::int64_t ix = std::clamp<std::int64_t>(ops::Resize::nearest(params_.rounding, sx), 0, xs[2] - 1);
             for (std::uint32_t c = 0; c < channels; ++c) yp[c] = at(n, iy, ix, c);
             continue;
           }

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Neon Resize: sampling positions and weights computed at load; each output pixel is a channel run
+// copied (nearest) or blended from four input pixels a vector at a time (bilinear).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kiln/backends/neon/parallel.hpp"
+#include "kiln/backends/neon/simd/vector_ops.hpp"
+
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
+
+template <>
+struct Kernel<ops::Resize> : Float32Kernel<ops::Resize> {
+  explicit Kernel(const WorkloadInfo<ops::Resize>& info)
+      : Float32Kernel(info), x_(info.inputs[0].shape), y_(info.outputs[0].shape),
+        rows_(samples(y_[1], x_[1])), columns_(samples(y_[2], x_[2])) {}
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    const float* x = floats(in[0]);
+    float* y = floats(out[0]);
+    const std::uint64_t channels = x_[3];
+    const std::uint64_t x_row = std::uint64_t{x_[2]} * channels, x_image = x_[1] * x_row;
+    context.parallel_for(std::size_t{y_[0]} * y_[1], [&](std::size_t task) {
+      const std::size_t n = task / y_[1], oy = task % y_[1];
+      const Sample& r = rows_[oy];
+      const float* image = x + n * x_image;
+      float* yp = y + task * y_[2] * channels;
+      for (const Sample& c : columns_) {
+        const float* top = image + r.first * x_row;
+        const float* bottom = image + r.second * x_row;
+        if (params_.method == ops::ResizeMethod::Nearest) {
+          std::memcpy(yp, top + c.first * channels, channels * sizeof(float));
+        } else {
+          blend(top + c.first * channels, top + c.second * channels, bottom + c.first * channels,
+                bottom + c.second * channels, r.weight, c.weight, yp, channels);
+        }
+        yp += channels;
+      }
+    }, std::uint64_t{y_[2]} * channels * (params_.method == ops::ResizeMethod::Nearest ? 1 : 8));
+  }
+
+ private:
+  /// Where one output row or column samples the input: the nearest index, or the two bilinear
+  /// neighbours and the weight of the second.
+  struct Sample {
+    std::int64_t first = 0, second = 0;
+    float weight = 0.0f;
+  };
+
+  std::vector<Sample> samples(std::uint32_t out, std::uint32_t in) const {
+    std::vector<Sample> result(out);
+    for (std::uint32_t o = 0; o < out; ++o) {
+      const double s = ops::Resize::source_coordinate(params_.transform, o, in, out);
+      Sample& sample = result[o];
+      if (params_.method == ops::ResizeMethod::Nearest) {
+        sample.first = std::clamp<std::int64_t>(ops::Resize::nearest(params_.rounding, s), 0, in - 1);
+        continue;
+      }
+      const double clamped = std::clamp(s, 0.0, double(in - 1));
+      sample.first = static_cast<std::int64_t>(std::floor(clamped));
+      sample.second = std::min<std::int64_t>(sample.first + 1, in - 1);
+      sample.weight = static_cast<float>(clamped - sample.first);
+    }
+    return result;
+  }
+
+  static void blend(const float* a, const float* b, const float* c, const float* d, float fy, float fx, float* y,
+                    std::size_t n) {
+    const Vec wx(fx), wy(fy);
+    auto mix = [&](Vec va, Vec vb, Vec vc, Vec vd) {
+      const Vec top = xsimd::fma(vb - va, wx, va), bottom = xsimd::fma(vd - vc, wx, vc);
+      return xsimd::fma(bottom - top, wy, top);
+    };
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+      mix(Vec::load_unaligned(a + i), Vec::load_unaligned(b + i), Vec::load_unaligned(c + i), Vec::load_unaligned(d + i))
+          .store_unaligned(y + i);
+    if (i < n)
+      store_tail(y + i, mix(load_tail(a + i, n - i), load_tail(b + i, n - i), load_tail(c + i, n - i), load_tail(d + i, n - i)),
+                 n - i);
+  }
+
+  TensorShape x_, y_;
+  std::vector<Sample> rows_, columns_;
+};
+
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

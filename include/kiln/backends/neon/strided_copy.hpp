@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+// StridedCopy: the engine of Neon's data-movement kernels, planned at load, run over the threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "kiln/backends/neon/kernel_base.hpp"
+
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
+
+/// Element strides per dimension; negative for a reversed StridedSlice.
+using SignedStrides = std::array<std::int64_t, TensorShape::max_rank>;
+
+/// Copies a box of elements between two strided layouts: Transpose, StridedSlice, Concat, Split and
+/// Pad are each one or a few of these. The plan is made once at load: dimensions of size 1 are
+/// dropped and neighbours that are contiguous on both sides merged, so most copies become runs of
+/// `memcpy`; when the innermost destination dimension reads the source with a stride (a transpose),
+/// the two dimensions are copied in square tiles so that both sides stay in cache.
+class StridedCopy {
+ public:
+  StridedCopy() = default;
+
+  /// `dims`: the box; `from`, `to`: element strides of the source and the destination per dimension.
+  StridedCopy(std::span<const std::uint32_t> dims, const SignedStrides& from, const SignedStrides& to, std::size_t element)
+      : element_(element) {
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] == 0) {
+        empty_ = true;
+        return;
+      }
+      if (dims[d] == 1) continue;
+      if (rank_ > 0 && from_[rank_ - 1] == from[d] * dims[d] && to_[rank_ - 1] == to[d] * dims[d]) {
+        dims_[rank_ - 1] *= dims[d];  // contiguous with the previous one on both sides: one dimension
+        from_[rank_ - 1] = from[d];
+        to_[rank_ - 1] = to[d];
+        continue;
+      }
+      dims_[rank_] = dims[d];
+      from_[rank_] = from[d];
+      to_[rank_] = to[d];
+      ++rank_;
+    }
+    if (rank_ == 0) {
+      run_ = 1;  // a single element
+    } else if (from_[rank_ - 1] == 1 && to_[rank_ - 1] == 1) {
+      run_ = dims_[--rank_];
+    } else if (rank_ >= 2 && to_[rank_ - 1] == 1) {
+      for (std::size_t d = 0; d + 1 < rank_; ++d)
+        if (from_[d] == 1) tile_row_ = d;
+    }
+  }
+
+  /// Copies from `source` to `destination` (offsets, if any, already applied by the caller).
+  void run(Context& context, const std::byte* source, std::byte* destination) const {
+    if (empty_) return;
+    // The walked dimensions: all but the inner run, or all but the two tiled ones.
+    const std::size_t last = rank_ == 0 ? 0 : rank_ - 1;
+    const bool tiled = tile_row_ != no_tile;
+    const bool elementwise = run_ == 0;
+    std::uint64_t outer = 1;
+    for (std::size_t d = 0; d < rank_; ++d)
+      if (!(elementwise && d == last) && !(tiled && d == tile_row_)) outer *= dims_[d];
+    const std::uint64_t inner = elementwise ? (rank_ == 0 ? 1 : dims_[last]) * (tiled ? dims_[tile_row_] : 1) : run_;
+    // Tasks of at least ~16 KiB each: smaller ones cost more to hand out than to copy.
+    const std::uint64_t per_task = std::max<std::uint64_t>(1, (16384 / element_ + inner - 1) / inner);
+    const std::uint64_t tasks = (outer + per_task - 1) / per_task;
+    context.parallel_for(tasks, [&](std::size_t task) {
+      const std::uint64_t begin = task * per_task, end = std::min(outer, begin + per_task);
+      walk(source, destination, begin, end, tiled, elementwise);
+    }, per_task * inner);
+  }
+
+ private:
+  static constexpr std::size_t no_tile = TensorShape::max_rank;
+
+  // Copies outer indices [begin, end), keeping their coordinates like an odometer.
+  void walk(const std::byte* source, std::byte* destination, std::uint64_t begin, std::uint64_t end, bool tiled,
+            bool elementwise) const {
+    const std::size_t last = rank_ == 0 ? 0 : rank_ - 1;
+    auto walked = [&](std::size_t d) { return !(elementwise && d == last) && !(tiled && d == tile_row_); };
+    std::array<std::uint32_t, TensorShape::max_rank> coords{};
+    std::int64_t from = 0, to = 0;
+    std::uint64_t index = begin;
+    for (std::size_t d = rank_; d-- > 0;)
+      if (walked(d)) {
+        coords[d] = static_cast<std::uint32_t>(index % dims_[d]);
+        index /= dims_[d];
+        from += coords[d] * from_[d];
+        to += coords[d] * to_[d];
+      }
+    const auto element = static_cast<std::int64_t>(element_);
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::byte* s = source + from * element;
+      std::byte* t = destination + to * element;
+      if (!elementwise) std::memcpy(t, s, run_ * element_);
+      else if (tiled) copy_tiles(s, t);
+      else copy_strided(s, t, dims_[last], from_[last], to_[last]);
+      for (std::size_t d = rank_; d-- > 0;) {  // next coordinates
+        if (!walked(d)) continue;
+        from += from_[d];
+        to += to_[d];
+        if (++coords[d] < dims_[d]) break;
+        from -= std::int64_t{dims_[d]} * from_[d];
+        to -= std::int64_t{dims_[d]} * to_[d];
+        coords[d] = 0;
+      }
+    }
+  }
+
+  void copy_strided(const std::byte* s, std::byte* t, std::uint32_t count, std::int64_t from, std::int64_t to) const {
+    const auto element = static_cast<std::int64_t>(element_);
+    if (element_ == 4) {  // Float32 and Signed32, nearly every tensor
+      for (std::uint32_t j = 0; j < count; ++j)
+        std::memcpy(t + j * to * 4, s + j * from * 4, 4);
+      return;
+    }
+    for (std::uint32_t j = 0; j < count; ++j) std::memcpy(t + j * to * element, s + j * from * element, element_);
+  }
+
+  // The source is contiguous along tile_row_, the destination along the last dimension.
+  void copy_tiles(const std::byte* s, std::byte* t) const {
+    constexpr std::uint32_t tile = 16;
+    const std::size_t last = rank_ - 1;
+    const auto element = static_cast<std::int64_t>(element_);
+    const std::uint32_t rows = dims_[tile_row_], columns = dims_[last];
+    for (std::uint32_t r0 = 0; r0 < rows; r0 += tile)
+      for (std::uint32_t c0 = 0; c0 < columns; c0 += tile) {
+        const std::uint32_t r1 = std::min(rows, r0 + tile), c1 = std::min(columns, c0 + tile);
+        for (std::uint32_t r = r0; r < r1; ++r)
+          copy_strided(s + (r * from_[tile_row_] + c0 * from_[last]) * element,
+                       t + (r * to_[tile_row_] + c0 * to_[last]) * element, c1 - c0, from_[last], to_[last]);
+      }
+  }
+
+  std::size_t element_ = 4;
+  bool empty_ = false;
+  std::size_t rank_ = 0;
+  std::array<std::uint32_t, TensorShape::max_rank> dims_{};
+  std::array<std::int64_t, TensorShape::max_rank> from_{}, to_{};
+  std::uint64_t run_ = 0;  // elements contiguous on both sides, copied by memcpy; 0: element by element
+  std::size_t tile_row_ = no_tile;
+};
+
+/// Row-major element strides of a shape, signed for StridedCopy.
+inline SignedStrides element_strides(const TensorShape& shape) {
+  SignedStrides strides{};
+  std::int64_t stride = 1;
+  for (std::size_t d = shape.rank(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return strides;
+}
+
+/// Concat and Split: one StridedCopy per piece of `whole` along `axis`, and where the piece starts in it.
+struct AxisPieces {
+  AxisPieces(const TensorShape& whole, std::span<const TensorInfo> pieces, std::size_t axis, bool into_whole) {
+    const auto whole_strides = element_strides(whole);
+    const std::size_t element = size_of(pieces[0].type);
+    std::int64_t start = 0;
+    for (const TensorInfo& piece : pieces) {
+      const SignedStrides piece_strides = element_strides(piece.shape);
+      copies.push_back(into_whole ? StridedCopy(piece.shape.dims(), piece_strides, whole_strides, element)
+                                  : StridedCopy(piece.shape.dims(), whole_strides, piece_strides, element));
+      offsets.push_back(start * whole_strides[axis] * static_cast<std::int64_t>(element));
+      start += piece.shape[axis];
+    }
+  }
+
+  std::vector<StridedCopy> copies;
+  std::vector<std::int64_t> offsets;  ///< in bytes
+};
+
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon
