@@ -71,6 +71,14 @@ void add(Row row) {
   rows.push_back(std::move(row));
 }
 
+/// A CSV field, quoted when it holds a comma or a quote ("latency median, 1 thread").
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 std::vector<float> random_floats(std::size_t n, unsigned seed) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 2654435761u + seed) % 2001) / 1000.0f - 1.0f;
@@ -609,8 +617,8 @@ int main(int argc, char** argv) {
   std::fprintf(csv, "case,variant,kiln_value,anchor,anchor_value,unit,ratio\n");
   std::fprintf(csv, "fma_peak,1 thread,%g,,,GFLOP/s,\nmemory_bandwidth,1 thread,%g,,,GB/s,\n", peak, bandwidth);
   for (const Row& r : rows)
-    std::fprintf(csv, "%s,%s,%g,%s,%g,%s,%g\n", r.name.c_str(), r.variant.c_str(), r.kiln, r.anchor.c_str(), r.anchor_value,
-                 r.unit.c_str(), r.ratio());
+    std::fprintf(csv, "%s,%s,%g,%s,%g,%s,%g\n", csv_field(r.name).c_str(), csv_field(r.variant).c_str(), r.kiln,
+                 csv_field(r.anchor).c_str(), r.anchor_value, csv_field(r.unit).c_str(), r.ratio());
   std::fclose(csv);
   std::printf("wrote %s\n", csv_path);
   return 0;

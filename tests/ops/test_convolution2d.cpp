@@ -78,6 +78,11 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d matches RefBackend on odd shapes, strides
       {{1, 13, 13, 3}, 32, 5, 5, {.padding = {2, 2, 2, 2}, .stride = {2, 2}}},
       {{1, 6, 6, 33}, 65, 3, 3, {.padding = {1, 1, 1, 1}, .activation = ops::Activation::relu6()}},
       {{1, 4, 4, 6}, 6, 2, 3, {.stride = {1, 2}, .activation = ops::Activation::Params{ops::ActivationFunction::HardSwish}}},
+      // Few channels: one tap per kernel row, border windows assembled per inference.
+      {{1, 30, 31, 3}, 32, 3, 3, {.padding = {1, 1, 1, 1}, .stride = {2, 2}}},  // a first layer, odd width
+      {{2, 6, 2, 3}, 9, 3, 3, {.padding = {1, 1, 1, 1}}},                      // every window straddles; batch 2
+      {{1, 9, 10, 1}, 8, 3, 3, {.padding = {1, 2, 1, 2}, .stride = {1, 2}}},   // rows of 3 values: gathered
+      {{1, 10, 11, 2}, 5, 3, 3, {.padding = {2, 2, 1, 1}, .dilation = {2, 1}}},  // dilated vertically only
   };
   for (const Case& c : cases) {
     INFO("input " << c.input.to_string() << ", " << c.out_channels << " outputs, kernel " << c.kh << "x" << c.kw);

@@ -17,7 +17,7 @@ struct Kernel<ops::Activation> : Float32Kernel<ops::Activation> {
     float* y = floats(out[0]);
     visit_activation(params_, [&](auto f) {
       parallel_chunks(context, in[0].info.num_elements(),
-                            [&](std::size_t begin, std::size_t end) { map(x + begin, y + begin, end - begin, f); });
+                      [&](std::size_t begin, std::size_t end) { map(x + begin, y + begin, end - begin, f); });
     });
   }
 };

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon BatchMatMul: both operands arrive at run time, so nothing is packed; a register tile of four
-// rows of A by two vectors of B's rows (b as stored), or four dot products along K (b transposed).
+// Neon BatchMatMul: both operands arrive at run time, so nothing is packed; a register tile of 4 (8 with
+// AVX-512) rows of A by two vectors of B's rows (b as stored), or four dot products along K (b transposed).
 #pragma once
 
+#include <array>
+#include <utility>
 #include <vector>
 
 #include "kiln/backends/neon/parallel.hpp"
@@ -10,6 +12,40 @@
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
+
+namespace detail {
+
+/// y[Rows x 2 vectors] = a[Rows x k] (strides a_row, a_col) x b[k x 2 vectors] (row stride ldb).
+template <std::size_t Rows>
+void matmul_tile(const float* a, std::size_t a_row, std::size_t a_col, const float* b, std::size_t ldb,
+                 std::size_t k, float* y, std::size_t ldy) {
+  Vec acc[Rows][2];
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < Rows; ++r) acc[r][0] = acc[r][1] = Vec(0.0f);
+  for (std::size_t p = 0; p < k; ++p) {
+    const Vec b0 = Vec::load_unaligned(b + p * ldb), b1 = Vec::load_unaligned(b + p * ldb + lanes);
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < Rows; ++r) {
+      const Vec ar(a[r * a_row + p * a_col]);
+      acc[r][0] = xsimd::fma(ar, b0, acc[r][0]);
+      acc[r][1] = xsimd::fma(ar, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < Rows; ++r) {
+    acc[r][0].store_unaligned(y + r * ldy);
+    acc[r][1].store_unaligned(y + r * ldy + lanes);
+  }
+}
+
+template <std::size_t... Rows>
+constexpr auto matmul_tiles(std::index_sequence<Rows...>) {
+  using Tile = void (*)(const float*, std::size_t, std::size_t, const float*, std::size_t, std::size_t, float*,
+                        std::size_t);
+  return std::array<Tile, sizeof...(Rows)>{&matmul_tile<Rows + 1>...};
+}
+
+}  // namespace detail
 
 /// Deviation from Ref: transpose_a and transpose_b together run on the Ref workload.
 template <>
@@ -59,36 +95,33 @@ struct Kernel<ops::BatchMatMul> : Float32Kernel<ops::BatchMatMul> {
   }
 
  private:
-  static constexpr std::size_t rows_per_task = 4;
+  static constexpr std::size_t rows_per_task = lanes >= 16 ? 8 : 4;  // accumulators that fit the registers
   struct Pair {
     std::uint64_t a = 0, b = 0;  // element offsets of the two matrices one output matrix multiplies
   };
 
-  // y[first..first+rows) = a rows x b, b stored [K, N]: two vectors of each b row per step of K.
+  // y[first..first+rows) = a rows x b, b stored [K, N]: two vectors of each b row per step of K,
+  // whole blocks of columns by the unrolled tile, the last partial block by the generic loop.
   void row_tile(const float* a, const float* b, float* y, std::size_t first, std::size_t rows) const {
+    static constexpr auto tiles = detail::matmul_tiles(std::make_index_sequence<rows_per_task>{});
     const std::size_t a_row = params_.transpose_a ? 1 : k_, a_col = params_.transpose_a ? m_ : 1;
-    for (std::size_t j = 0; j < n_; j += 2 * lanes) {
-      const std::size_t columns = std::min(2 * lanes, n_ - j);
-      const std::size_t n0 = std::min(lanes, columns), n1 = columns - n0;
-      Vec acc[rows_per_task][2];
-      for (auto& row : acc) row[0] = row[1] = Vec(0.0f);
+    const float* a_first = a + first * a_row;
+    std::size_t j = 0;
+    for (; j + 2 * lanes <= n_; j += 2 * lanes)
+      tiles[rows - 1](a_first, a_row, a_col, b + j, n_, k_, y + first * n_ + j, n_);
+    if (j == n_) return;
+    const std::size_t n0 = std::min(lanes, n_ - j), n1 = n_ - j - n0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      Vec acc0(0.0f), acc1(0.0f);
       for (std::size_t p = 0; p < k_; ++p) {
         const float* bp = b + p * n_ + j;
-        const Vec b0 = n0 == lanes ? Vec::load_unaligned(bp) : load_tail(bp, n0);
-        const Vec b1 = n1 == lanes ? Vec::load_unaligned(bp + lanes) : n1 == 0 ? Vec(0.0f) : load_tail(bp + lanes, n1);
-        for (std::size_t r = 0; r < rows; ++r) {
-          const Vec ar(a[(first + r) * a_row + p * a_col]);
-          acc[r][0] = xsimd::fma(ar, b0, acc[r][0]);
-          acc[r][1] = xsimd::fma(ar, b1, acc[r][1]);
-        }
+        const Vec ar(a_first[r * a_row + p * a_col]);
+        acc0 = xsimd::fma(ar, load_tail(bp, n0), acc0);
+        if (n1 > 0) acc1 = xsimd::fma(ar, load_tail(bp + lanes, n1), acc1);
       }
-      for (std::size_t r = 0; r < rows; ++r) {
-        float* yr = y + (first + r) * n_ + j;
-        if (n0 == lanes) acc[r][0].store_unaligned(yr);
-        else store_tail(yr, acc[r][0], n0);
-        if (n1 == lanes) acc[r][1].store_unaligned(yr + lanes);
-        else if (n1 > 0) store_tail(yr + lanes, acc[r][1], n1);
-      }
+      float* yr = y + (first + r) * n_ + j;
+      store_tail(yr, acc0, n0);
+      if (n1 > 0) store_tail(yr + lanes, acc1, n1);
     }
   }
 

@@ -14,7 +14,8 @@ struct Kernel<ops::Concat> {
                 *kiln::detail::normalize_axis(info.params.axis, info.outputs[0].shape.rank()), true) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    for (std::size_t i = 0; i < in.size(); ++i) pieces_.copies[i].run(context, bytes(in[i]), bytes(out[0]) + pieces_.offsets[i]);
+    for (std::size_t i = 0; i < in.size(); ++i)
+      pieces_.copies[i].run(context, bytes(in[i]), bytes(out[0]) + pieces_.offsets[i]);
   }
 
  private:

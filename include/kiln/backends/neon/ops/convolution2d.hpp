@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "kiln/backends/neon/simd/gemm.hpp"
@@ -10,23 +11,25 @@
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-
 /// Rows of A read through an indirection table built at load (indirect GEMM, as XNNPACK does):
-/// for output pixel m and kernel tap t, the offset of the input pixel it reads, or -1 for padding,
-/// which reads a row of zeros. No im2col buffer, no per-inference work.
+/// for output pixel m and tap t, the offset of the input it reads; -1 for padding, which reads a
+/// row of zeros; -2 - e for entry e of `edges`, the windows that straddle the left or right border,
+/// assembled with their zeros once per inference (see Kernel<Convolution2d>::RowTaps).
 struct IndirectRows {
   const float* input;
   const std::ptrdiff_t* offsets;
   std::size_t tap_count;
   const float* zeros;
+  const float* edges = nullptr;
   std::size_t taps() const noexcept { return tap_count; }
   const float* row(std::size_t m, std::size_t t) const noexcept {
     const std::ptrdiff_t offset = offsets[m * tap_count + t];
-    return offset < 0 ? zeros : input + offset;
+    if (offset >= 0) return input + offset;
+    return offset == -1 ? zeros : edges + (-2 - offset);
   }
 };
 
-/// The indirection table of a convolution window over an NHWC input (also used by depthwise).
+/// The indirection table of a convolution window over an NHWC input, one tap per kernel element.
 inline std::vector<std::ptrdiff_t> window_offsets(const TensorShape& x, const TensorShape& y, std::uint32_t kh,
                                                   std::uint32_t kw, const ops::Size2d& stride,
                                                   const ops::Size2d& dilation, const ops::Padding2d& padding) {
@@ -45,7 +48,6 @@ inline std::vector<std::ptrdiff_t> window_offsets(const TensorShape& x, const Te
   return offsets;
 }
 
-
 /// Deviation from Ref: weights are packed at load, so they (and the bias) must be constants.
 template <>
 struct Kernel<ops::Convolution2d> : Float32Kernel<ops::Convolution2d> {
@@ -59,15 +61,19 @@ struct Kernel<ops::Convolution2d> : Float32Kernel<ops::Convolution2d> {
     const TensorShape& ws = info.inputs[1].shape;
     const std::uint32_t groups = params_.groups;
     weights_ = PackedWeights(static_cast<const float*>(info.constants[1]),
-                                   info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr,
-                                   groups, ws[0] / groups, std::size_t{ws[1]} * ws[2] * ws[3]);
+                             info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr, groups,
+                             ws[0] / groups, std::size_t{ws[1]} * ws[2] * ws[3]);
     const bool pointwise = ws[1] == 1 && ws[2] == 1 && params_.stride == ops::Size2d{1, 1} &&
                            params_.padding == ops::Padding2d{};
-    if (!pointwise) {
-      offsets_ = window_offsets(xs, info.outputs[0].shape, ws[1], ws[2], params_.stride, params_.dilation,
-                                      params_.padding);
-      zeros_.assign(ws[3], 0.0f);
+    if (pointwise) return;
+    const TensorShape& ys = info.outputs[0].shape;
+    if (ws[3] < min_tap_channels && groups == 1 && params_.dilation.width == 1) {
+      row_taps_ = RowTaps(xs, ys, ws[1], ws[2], params_);
+      zeros_.assign(std::size_t{ws[2]} * ws[3], 0.0f);
+      return;
     }
+    offsets_ = window_offsets(xs, ys, ws[1], ws[2], params_.stride, params_.dilation, params_.padding);
+    zeros_.assign(ws[3], 0.0f);
   }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
@@ -78,18 +84,80 @@ struct Kernel<ops::Convolution2d> : Float32Kernel<ops::Convolution2d> {
     for (std::size_t g = 0; g < params_.groups; ++g) {
       const float* x = floats(in[0]) + g * group_in;
       float* y = floats(out[0]) + g * group_out;
-      if (offsets_.empty())
+      if (row_taps_.window > 0) {
+        const std::vector<float> edges = row_taps_.edges(x, xs);
+        gemm(context,
+             IndirectRows{x, row_taps_.offsets.data(), weights_.k() / row_taps_.window, zeros_.data(), edges.data()},
+             pixels, weights_, g, y, ys[3], epilogue_);
+      } else if (offsets_.empty()) {
         gemm(context, DenseRows{x, xs[3]}, pixels, weights_, g, y, ys[3], epilogue_);
-      else
-        gemm(context, IndirectRows{x, offsets_.data(), weights_.k() / group_in, zeros_.data()},
-                   pixels, weights_, g, y, ys[3], epilogue_);
+      } else {
+        gemm(context, IndirectRows{x, offsets_.data(), weights_.k() / group_in, zeros_.data()}, pixels, weights_, g, y,
+             ys[3], epilogue_);
+      }
     }
   }
 
  private:
+  /// Inputs with few channels (a first layer's RGB): one tap per kernel *row*, whose kw x C values
+  /// lie next to each other in NHWC memory, so the GEMM's inner loop runs kw x C steps between
+  /// pointer loads instead of C. A window row that straddles the left or right border has no such
+  /// run in the input; those (a column or two per side) are assembled with their zeros into
+  /// `edges` once per inference, a few kilobytes.
+  struct RowTaps {
+    RowTaps() = default;
+    RowTaps(const TensorShape& x, const TensorShape& y, std::uint32_t kh, std::uint32_t kw,
+            const ops::Convolution2d::Params& p)
+        : window(std::size_t{kw} * x[3]), kernel_width(kw) {
+      for (std::ptrdiff_t ox = 0; ox < y[2]; ++ox) {
+        const std::ptrdiff_t ix = ox * p.stride.width - p.padding.left;
+        if (ix < 0 || ix + kw > std::ptrdiff_t{x[2]}) straddling.push_back(ix);
+      }
+      offsets.reserve(std::size_t{y[0]} * y[1] * y[2] * kh);
+      for (std::ptrdiff_t n = 0; n < y[0]; ++n)
+        for (std::ptrdiff_t oy = 0; oy < y[1]; ++oy) {
+          std::size_t edge = 0;  // index into `straddling` of the next border window of this row
+          for (std::ptrdiff_t ox = 0; ox < y[2]; ++ox) {
+            const std::ptrdiff_t ix = ox * p.stride.width - p.padding.left;
+            const bool straddles = edge < straddling.size() && straddling[edge] == ix;
+            for (std::ptrdiff_t ky = 0; ky < kh; ++ky) {
+              const std::ptrdiff_t iy = oy * p.stride.height - p.padding.top + ky * p.dilation.height;
+              const std::ptrdiff_t input_row = n * x[1] + iy;
+              if (iy < 0 || iy >= x[1]) offsets.push_back(-1);
+              else if (straddles)
+                offsets.push_back(-2 - static_cast<std::ptrdiff_t>((input_row * straddling.size() + edge) * window));
+              else offsets.push_back((input_row * x[2] + ix) * std::ptrdiff_t{x[3]});
+            }
+            if (straddles) ++edge;
+          }
+        }
+    }
+
+    /// The border windows of every input row, zeros where they reach outside.
+    std::vector<float> edges(const float* input, const TensorShape& x) const {
+      std::vector<float> result(std::size_t{x[0]} * x[1] * straddling.size() * window, 0.0f);
+      const std::size_t channels = x[3];
+      float* out = result.data();
+      for (std::size_t row = 0; row < std::size_t{x[0]} * x[1]; ++row)
+        for (const std::ptrdiff_t ix : straddling) {
+          for (std::ptrdiff_t kx = 0; kx < kernel_width; ++kx)
+            if (ix + kx >= 0 && ix + kx < std::ptrdiff_t{x[2]})
+              std::memcpy(out + kx * channels, input + (row * x[2] + ix + kx) * channels, channels * sizeof(float));
+          out += window;
+        }
+      return result;
+    }
+
+    std::size_t window = 0;  // floats in one window row: kw x C; 0 when this layout is not used
+    std::ptrdiff_t kernel_width = 0;
+    std::vector<std::ptrdiff_t> straddling;  // first input column of each border window of a row
+    std::vector<std::ptrdiff_t> offsets;
+  };
+
   PackedWeights weights_;
   Epilogue epilogue_;
-  std::vector<std::ptrdiff_t> offsets_;
+  RowTaps row_taps_;
+  std::vector<std::ptrdiff_t> offsets_;  // one tap per kernel element; empty for 1x1 and row taps
   std::vector<float> zeros_;
 };
 

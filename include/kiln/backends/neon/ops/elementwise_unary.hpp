@@ -18,7 +18,7 @@ struct Kernel<ops::ElementwiseUnary> : Float32Kernel<ops::ElementwiseUnary> {
     float* y = floats(out[0]);
     auto stream = [&](auto f) {
       parallel_chunks(context, in[0].info.num_elements(),
-                            [&](std::size_t begin, std::size_t end) { map(x + begin, y + begin, end - begin, f); });
+                      [&](std::size_t begin, std::size_t end) { map(x + begin, y + begin, end - begin, f); });
     };
     switch (params_.operation) {
       case U::Abs: return stream([](Vec v) { return xsimd::abs(v); });

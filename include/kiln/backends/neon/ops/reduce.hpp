@@ -47,7 +47,7 @@ struct Kernel<ops::Reduce> : Float32Kernel<ops::Reduce> {
     switch (params_.operation) {
       case O::Sum: return reduce(in, out, context, [](Vec acc, Vec v) { return acc + v; }, 0.0f);
       case O::Mean: return reduce(in, out, context, [](Vec acc, Vec v) { return acc + v; }, 0.0f);
-      case O::Max:
+      case O::Max:  // a NaN, once met, stays (as in Ref)
         return reduce(in, out, context, [](Vec acc, Vec v) { return xsimd::select(xsimd::isnan(v) || v > acc, v, acc); },
                       -std::numeric_limits<float>::infinity());
       case O::Min:
@@ -92,7 +92,8 @@ struct Kernel<ops::Reduce> : Float32Kernel<ops::Reduce> {
         for (std::uint64_t c = 0; c < run_; c += lanes) {
           const std::size_t n = std::min<std::uint64_t>(lanes, run_ - c);
           Vec acc = start;
-          for (std::uint64_t r : reduced_offsets_) acc = combine(acc, n == lanes ? Vec::load_unaligned(xr + r + c) : load_tail(xr + r + c, n));
+          for (std::uint64_t r : reduced_offsets_)
+            acc = combine(acc, n == lanes ? Vec::load_unaligned(xr + r + c) : load_tail(xr + r + c, n));
           if (mean) acc = acc * Vec(scale);
           if (n == lanes) acc.store_unaligned(yr + c);
           else store_tail(yr + c, acc, n);

@@ -75,13 +75,15 @@ struct Kernel<ops::Resize> : Float32Kernel<ops::Resize> {
       const Vec top = xsimd::fma(vb - va, wx, va), bottom = xsimd::fma(vd - vc, wx, vc);
       return xsimd::fma(bottom - top, wy, top);
     };
-    std::size_t i = 0;
-    for (; i + lanes <= n; i += lanes)
-      mix(Vec::load_unaligned(a + i), Vec::load_unaligned(b + i), Vec::load_unaligned(c + i), Vec::load_unaligned(d + i))
-          .store_unaligned(y + i);
-    if (i < n)
-      store_tail(y + i, mix(load_tail(a + i, n - i), load_tail(b + i, n - i), load_tail(c + i, n - i), load_tail(d + i, n - i)),
-                 n - i);
+    auto at = [](const float* p, std::size_t i, std::size_t count) {
+      return count == lanes ? Vec::load_unaligned(p + i) : load_tail(p + i, count);
+    };
+    for (std::size_t i = 0; i < n; i += lanes) {
+      const std::size_t count = std::min(lanes, n - i);
+      const Vec v = mix(at(a, i, count), at(b, i, count), at(c, i, count), at(d, i, count));
+      if (count == lanes) v.store_unaligned(y + i);
+      else store_tail(y + i, v, count);
+    }
   }
 
   TensorShape x_, y_;

@@ -14,7 +14,8 @@ struct Kernel<ops::Split> {
                 *kiln::detail::normalize_axis(info.params.axis, info.inputs[0].shape.rank()), false) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    for (std::size_t i = 0; i < out.size(); ++i) pieces_.copies[i].run(context, bytes(in[0]) + pieces_.offsets[i], bytes(out[i]));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      pieces_.copies[i].run(context, bytes(in[0]) + pieces_.offsets[i], bytes(out[i]));
   }
 
  private:
