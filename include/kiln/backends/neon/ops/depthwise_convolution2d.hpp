@@ -83,11 +83,11 @@ struct Kernel<ops::DepthwiseConvolution2d> : Float32Kernel<ops::DepthwiseConvolu
   void channel_block(const float* x, float* y, const TensorShape& xs, const TensorShape& ys, std::ptrdiff_t c,
                      std::ptrdiff_t y0, std::ptrdiff_t ky0, std::ptrdiff_t ky1, std::ptrdiff_t ox_begin,
                      std::ptrdiff_t ox_end, std::size_t count) const {
-    auto load = [count](const float* p) {
+    auto load = [&](const float* p) {  // [&]: `count` goes unused when !Tail
       if constexpr (Tail) return load_tail(p, count);
       else return Vec::load_unaligned(p);
     };
-    auto store = [count](float* p, Vec v) {
+    auto store = [&](float* p, Vec v) {
       if constexpr (Tail) store_tail(p, v, count);
       else v.store_unaligned(p);
     };

@@ -33,7 +33,7 @@ class PackedWeights {
   /// weights[(g * n + j) * k + p] is B[p][j] of group g (OHWI convolution weights and [N, K]
   /// fully-connected weights both read this way); bias may be null.
   PackedWeights(const float* weights, const float* bias, std::size_t groups, std::size_t n, std::size_t k)
-      : groups_(groups), n_(n), k_(k), panels_((n + gemm_nr - 1) / gemm_nr),
+      : n_(n), k_(k), panels_((n + gemm_nr - 1) / gemm_nr),
         data_(groups * panels_ * k * 2), bias_(groups * panels_ * 2) {
     float* packed = floats(data_);
     float* packed_bias = floats(bias_);
@@ -63,7 +63,7 @@ class PackedWeights {
   }
 
  private:
-  std::size_t groups_ = 0, n_ = 0, k_ = 0, panels_ = 0;
+  std::size_t n_ = 0, k_ = 0, panels_ = 0;
   // Stored as vectors (two per panel row) for their alignment; xsimd's aligned_allocator would
   // throw, which firmware builds with -fno-exceptions cannot compile.
   static float* floats(std::vector<Vec>& v) { return reinterpret_cast<float*>(v.data()); }
