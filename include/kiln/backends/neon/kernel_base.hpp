@@ -13,7 +13,8 @@ inline namespace KILN_NEON_ISA {
 template <class Op>
 struct Kernel;
 
-/// Base of the Neon kernels: keeps the parameters; Float32 only.
+/// Base of the Neon kernels: keeps the parameters; Float32 only. Its own class rather than
+/// ref::Float32Kernel<Op, NeonBackend>, so that every function a kernel uses is in the ISA namespace.
 template <class Op>
 class Float32Kernel {
  public:
