@@ -2,6 +2,7 @@
 // StridedCopy: the engine of Neon's data-movement kernels, planned at load, run over the threads.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -53,41 +54,38 @@ class StridedCopy {
       for (std::size_t d = 0; d + 1 < rank_; ++d)
         if (from_[d] == 1) tile_row_ = d;
     }
+    // The walked dimensions: all but the inner run, or all but the one or two copied per step.
+    const std::size_t last = rank_ == 0 ? 0 : rank_ - 1;
+    for (std::size_t d = 0; d < rank_; ++d) {
+      walked_[d] = !(run_ == 0 && d == last) && d != tile_row_;
+      if (walked_[d]) outer_ *= dims_[d];
+    }
+    inner_ = run_ != 0 ? run_ : std::uint64_t{dims_[last]} * (tile_row_ != no_tile ? dims_[tile_row_] : 1);
   }
 
   /// Copies from `source` to `destination` (offsets, if any, already applied by the caller).
   void run(Context& context, const std::byte* source, std::byte* destination) const {
     if (empty_) return;
-    // The walked dimensions: all but the inner run, or all but the two tiled ones.
-    const std::size_t last = rank_ == 0 ? 0 : rank_ - 1;
-    const bool tiled = tile_row_ != no_tile;
-    const bool elementwise = run_ == 0;
-    std::uint64_t outer = 1;
-    for (std::size_t d = 0; d < rank_; ++d)
-      if (!(elementwise && d == last) && !(tiled && d == tile_row_)) outer *= dims_[d];
-    const std::uint64_t inner = elementwise ? (rank_ == 0 ? 1 : dims_[last]) * (tiled ? dims_[tile_row_] : 1) : run_;
     // Tasks of at least ~16 KiB each: smaller ones cost more to hand out than to copy.
-    const std::uint64_t per_task = std::max<std::uint64_t>(1, (16384 / element_ + inner - 1) / inner);
-    const std::uint64_t tasks = (outer + per_task - 1) / per_task;
+    const std::uint64_t per_task = std::max<std::uint64_t>(1, (16384 / element_ + inner_ - 1) / inner_);
+    const std::uint64_t tasks = (outer_ + per_task - 1) / per_task;
     context.parallel_for(tasks, [&](std::size_t task) {
-      const std::uint64_t begin = task * per_task, end = std::min(outer, begin + per_task);
-      walk(source, destination, begin, end, tiled, elementwise);
-    }, per_task * inner);
+      const std::uint64_t begin = task * per_task;
+      walk(source, destination, begin, std::min(outer_, begin + per_task));
+    }, per_task * inner_);
   }
 
  private:
   static constexpr std::size_t no_tile = TensorShape::max_rank;
 
   // Copies outer indices [begin, end), keeping their coordinates like an odometer.
-  void walk(const std::byte* source, std::byte* destination, std::uint64_t begin, std::uint64_t end, bool tiled,
-            bool elementwise) const {
+  void walk(const std::byte* source, std::byte* destination, std::uint64_t begin, std::uint64_t end) const {
     const std::size_t last = rank_ == 0 ? 0 : rank_ - 1;
-    auto walked = [&](std::size_t d) { return !(elementwise && d == last) && !(tiled && d == tile_row_); };
     std::array<std::uint32_t, TensorShape::max_rank> coords{};
     std::int64_t from = 0, to = 0;
     std::uint64_t index = begin;
     for (std::size_t d = rank_; d-- > 0;)
-      if (walked(d)) {
+      if (walked_[d]) {
         coords[d] = static_cast<std::uint32_t>(index % dims_[d]);
         index /= dims_[d];
         from += coords[d] * from_[d];
@@ -97,11 +95,11 @@ class StridedCopy {
     for (std::uint64_t i = begin; i < end; ++i) {
       const std::byte* s = source + from * element;
       std::byte* t = destination + to * element;
-      if (!elementwise) std::memcpy(t, s, run_ * element_);
-      else if (tiled) copy_tiles(s, t);
+      if (run_ != 0) std::memcpy(t, s, run_ * element_);
+      else if (tile_row_ != no_tile) copy_tiles(s, t);
       else copy_strided(s, t, dims_[last], from_[last], to_[last]);
       for (std::size_t d = rank_; d-- > 0;) {  // next coordinates
-        if (!walked(d)) continue;
+        if (!walked_[d]) continue;
         from += from_[d];
         to += to_[d];
         if (++coords[d] < dims_[d]) break;
@@ -144,16 +142,15 @@ class StridedCopy {
   std::array<std::int64_t, TensorShape::max_rank> from_{}, to_{};
   std::uint64_t run_ = 0;  // elements contiguous on both sides, copied by memcpy; 0: element by element
   std::size_t tile_row_ = no_tile;
+  std::array<bool, TensorShape::max_rank> walked_{};  // dimensions walked by the outer loop
+  std::uint64_t outer_ = 1, inner_ = 1;               // outer steps, and elements copied per step
 };
 
 /// Row-major element strides of a shape, signed for StridedCopy.
 inline SignedStrides element_strides(const TensorShape& shape) {
+  const ref::Strides unsigned_strides = ref::strides_of(shape);
   SignedStrides strides{};
-  std::int64_t stride = 1;
-  for (std::size_t d = shape.rank(); d-- > 0;) {
-    strides[d] = stride;
-    stride *= shape[d];
-  }
+  std::ranges::copy(unsigned_strides, strides.begin());
   return strides;
 }
 

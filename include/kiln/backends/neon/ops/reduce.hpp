@@ -102,7 +102,7 @@ struct Kernel<ops::Reduce> : Float32Kernel<ops::Reduce> {
       return;
     }
     // Innermost reduced: fold each contiguous run into a vector, then its lanes in order.
-    const auto tail = lane_below(run_ % lanes);
+    const auto tail = lanes_below(run_ % lanes);
     context.parallel_for(out[0].info.num_elements(), [&](std::size_t o) {
       const float* xo = x + kept_offset(o);
       Vec acc = start;
@@ -117,12 +117,6 @@ struct Kernel<ops::Reduce> : Float32Kernel<ops::Reduce> {
       for (std::size_t l = 1; l < lanes; ++l) total = combine(total, Vec(lane[l]));
       y[o] = (mean ? total * Vec(scale) : total).get(0);
     }, work);
-  }
-
-  static xsimd::batch_bool<float> lane_below(std::size_t n) {
-    alignas(64) float index[lanes];
-    for (std::size_t l = 0; l < lanes; ++l) index[l] = static_cast<float>(l);
-    return Vec::load_aligned(index) < Vec(static_cast<float>(n));
   }
 
   std::vector<Group> groups_;

@@ -33,8 +33,7 @@ struct Kernel<ops::Softmax> : Float32Kernel<ops::Softmax> {
     float* y = floats(out[0]);
     const Vec beta(params_.beta);
     // Lanes of the last partial vector that hold data; the zero padding's exp must not be summed.
-    const Vec tail_mask_limit(static_cast<float>(length % lanes));
-    const Vec lane = lane_index();
+    const auto tail = lanes_below(length % lanes);
     const std::size_t rows_per_chunk = std::max<std::size_t>(1, stream_chunk / length);
     parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
       for (std::size_t r = first; r < last; ++r) {
@@ -59,7 +58,7 @@ struct Kernel<ops::Softmax> : Float32Kernel<ops::Softmax> {
           const std::size_t n = length - i;
           const Vec e = xsimd::exp(beta * load_tail(xr + i, n) - shift);
           store_tail(yr + i, e, n);
-          sum += reduce_add(xsimd::select(lane < tail_mask_limit, e, Vec(0.0f)));
+          sum += reduce_add(xsimd::select(tail, e, Vec(0.0f)));
         }
         if (params_.log) {
           const Vec log_sum(std::log(sum));
@@ -70,13 +69,6 @@ struct Kernel<ops::Softmax> : Float32Kernel<ops::Softmax> {
         }
       }
     }, rows_per_chunk, length * 16);
-  }
-
- private:
-  static Vec lane_index() {
-    alignas(64) float index[lanes];
-    for (std::size_t i = 0; i < lanes; ++i) index[i] = static_cast<float>(i);
-    return Vec::load_aligned(index);
   }
 };
 

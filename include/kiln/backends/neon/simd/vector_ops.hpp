@@ -31,6 +31,13 @@ inline void store_tail(float* p, Vec v, std::size_t n) {
   std::memcpy(p, buffer, n * sizeof(float));
 }
 
+/// Lanes [0, n) true, the others false: the mask of a tail of n < lanes elements.
+inline xsimd::batch_bool<float> lanes_below(std::size_t n) {
+  alignas(64) float index[lanes];
+  for (std::size_t i = 0; i < lanes; ++i) index[i] = static_cast<float>(i);
+  return Vec::load_aligned(index) < Vec(static_cast<float>(n));
+}
+
 /// y[i] = f(x[i]) for i < n, a vector at a time.
 template <class F>
 void map(const float* x, float* y, std::size_t n, F&& f) {
