@@ -14,3 +14,6 @@
 #if KILN_WITH_NEON
 #include "kiln/backends/neon/neon_backend.hpp"
 #endif
+#if KILN_WITH_CL
+#include "kiln/backends/cl/cl_backend.hpp"
+#endif

@@ -17,7 +17,11 @@ namespace kiln::test {
 
 /// The backends every op test runs on; each is compared with the independent reference data.
 /// The accelerated ones are also compared with RefBackend on random data of awkward shapes.
-#if KILN_WITH_NEON
+/// test_ops_cl compiles the op tests of ClBackend's layers again with KILN_TEST_CL set.
+#if KILN_TEST_CL
+using tested_backends = std::tuple<ClBackend>;
+using accelerated_backends = std::tuple<ClBackend>;
+#elif KILN_WITH_NEON
 using tested_backends = std::tuple<RefBackend, NeonBackend>;
 using accelerated_backends = std::tuple<NeonBackend>;
 #else

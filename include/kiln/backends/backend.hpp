@@ -4,8 +4,13 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string_view>
 #include <type_traits>
+
+#include "kiln/memory/device_arena.hpp"
 
 namespace kiln {
 
@@ -14,6 +19,38 @@ namespace kiln {
 struct HostMemory {
   static constexpr std::string_view name = "host";
 };
+
+/// What the context of a backend whose tensors live in device memory (`memory` is not HostMemory)
+/// provides, so that the runtime can plan, allocate and inspect that memory without knowing the device:
+/// the alignment tensor views need (e.g. CL_DEVICE_MEM_BASE_ADDR_ALIGN), an arena per working memory,
+/// and a blocking read of one tensor for the debug callback.
+template <class C>
+concept DeviceMemoryContext = requires(C& context, std::uint64_t bytes, const void* handle, void* host) {
+  { context.arena_alignment() } -> std::convertible_to<std::size_t>;
+  { context.allocate_arena(bytes) } -> std::same_as<Expected<DeviceArena>>;
+  { context.read(handle, host, bytes) } -> std::same_as<Status>;
+};
+
+/// When a device ran the work one layer enqueued, as the device measured it: from the first
+/// enqueue to the first command's start (microseconds), and from that start to the last command's end.
+struct DeviceSpan {
+  double enqueue_to_start_us = 0;
+  double duration_us = 0;
+};
+
+/// What the context of a backend that runs asynchronously on a device provides so that a profiled
+/// network records device time rather than the time it took to enqueue: the runtime brackets a
+/// layer's run with begin/end on the running thread, and after the inference's last wait asks the
+/// returned query (empty when the layer enqueued nothing timed).
+template <class C>
+concept DeviceTimingContext = requires(C& context) {
+  context.begin_device_timing();
+  { context.end_device_timing() } -> std::same_as<std::function<std::optional<DeviceSpan>()>>;
+};
+
+/// True when B's tensors live in ordinary host memory.
+template <class B>
+inline constexpr bool has_host_memory_v = std::same_as<typename B::memory, HostMemory>;
 
 /// What a backend can do beyond running workloads, stated at compile time as
 /// `static constexpr BackendCapabilities capabilities{...}` (all true when a backend says nothing).
@@ -31,7 +68,8 @@ struct BackendCapabilities {
 ///   using fallback = RefBackend;                     // or void
 ///   static constexpr std::string_view id = "MyAcc";  // unique BackendId
 ///   static constexpr std::size_t alignment = 64;     // buffer alignment its kernels need
-///   using memory = HostMemory;                       // where its tensors live
+///   using memory = HostMemory;                       // where its tensors live (a device kind needs
+///                                                    // a DeviceMemoryContext and MemCopy workloads)
 ///   using context = my::Context;                     // per-Runtime state, default-constructible
 ///   static bool available() noexcept;                // usable on this machine?
 /// };
@@ -45,6 +83,7 @@ concept Backend = requires {
   { B::alignment } -> std::convertible_to<std::size_t>;
   { B::available() } -> std::same_as<bool>;
 } && std::default_initializable<typename B::context>
+    && (std::same_as<typename B::memory, HostMemory> || DeviceMemoryContext<typename B::context>)
     && (!requires { B::capabilities; } || requires { { B::capabilities } -> std::convertible_to<BackendCapabilities>; }) && (B::alignment > 0) && ((B::alignment & (B::alignment - 1)) == 0);
 
 /// The capabilities a backend states, or the defaults.

@@ -56,8 +56,10 @@ constexpr bool check_backend_pack() {
     static_assert(all_ops_supported_v<Last>,
                   "kiln: the last backend of a Runtime is the fallback of last resort and must implement every op "
                   "(end the list with kiln::RefBackend)");
-    static_assert((std::same_as<typename Bs::memory, HostMemory> && ...),
-                  "kiln: backends with device memory need copy insertion, which this version does not have yet");
+    static_assert(((has_host_memory_v<Bs> || supports_v<ops::MemCopy, Bs>) && ...),
+                  "kiln: a backend with device memory must implement MemCopy (host -> device and device -> host), "
+                  "which optimize() inserts where a tensor crosses to or from its memory");
+    static_assert(has_host_memory_v<Last>, "kiln: the last backend of a Runtime must use host memory (RefBackend)");
   }
   return true;
 }

@@ -19,6 +19,7 @@
 #include "kiln/ops/fully_connected.hpp"
 #include "kiln/ops/gather.hpp"
 #include "kiln/ops/input.hpp"
+#include "kiln/ops/mem_copy.hpp"
 #include "kiln/ops/output.hpp"
 #include "kiln/ops/pad.hpp"
 #include "kiln/ops/pooling2d.hpp"
@@ -47,7 +48,7 @@ namespace ops {
 /// Every op, alphabetical. Adding an op adds one line here.
 using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Concat, Constant, Convolution2d,
                          DepthwiseConvolution2d, ElementwiseBinary, ElementwiseUnary, FullyConnected, Gather, Input,
-                         Output, Pad, Pooling2d, Reduce, Reshape, Resize, Softmax, Split, StridedSlice, Transpose,
+                         MemCopy, Output, Pad, Pooling2d, Reduce, Reshape, Resize, Softmax, Split, StridedSlice, Transpose,
                          TransposeConvolution2d>;
 
 /// Ops that describe the graph's boundary and data rather than computation: no backend runs them.

@@ -46,6 +46,13 @@ struct LayerInputs {
   }
 };
 
+template <Backend... Bs>
+class OptimizedNetwork;
+namespace detail {
+template <Backend... Bs>
+Status insert_mem_copies(Network& network, OptimizedNetwork<Bs...>& result);
+}  // namespace detail
+
 /// A validated network whose every compute layer has been given one backend of the pack.
 template <Backend... Bs>
 class OptimizedNetwork {
@@ -71,6 +78,7 @@ class OptimizedNetwork {
       text += detail::str_cat(layer.name, " (", layer.op_name());
       if (const auto fused = passes::fused_activation(layer))
         text += detail::str_cat(" + ", ops::to_string(fused->function));
+      if (const auto* copy = layer.params_if<ops::MemCopy>()) text += detail::str_cat(' ', ops::to_string(copy->direction));
       text += ')';
       for (const TensorInfo& info : layer.outputs) text += detail::str_cat(' ', info.to_string());
       if (backend_of_[id] != no_backend) text += detail::str_cat(" -> ", backend_id(id));
@@ -82,6 +90,8 @@ class OptimizedNetwork {
  private:
   template <Backend... Cs>
   friend Expected<OptimizedNetwork<Cs...>> optimize(Network network, const OptimizerOptions& options);
+  template <Backend... Cs>
+  friend Status detail::insert_mem_copies(Network& network, OptimizedNetwork<Cs...>& result);
 
   Network network_;
   std::vector<std::size_t> backend_of_;
@@ -133,11 +143,92 @@ Expected<std::vector<std::size_t>> preference_order(const OptimizerOptions& opti
   return order;
 }
 
+template <Backend... Bs>
+inline constexpr std::array<std::string_view, sizeof...(Bs)> memory_names{Bs::memory::name...};
+template <Backend... Bs>
+inline constexpr std::array<bool, sizeof...(Bs)> host_memory{has_host_memory_v<Bs>...};
+
+/// Inserts a MemCopy wherever a layer reads a tensor that lives in another memory kind (network
+/// inputs and outputs live in host memory; constants are handed to workloads at load and never
+/// copied). A copy runs on the device backend on the far side of the host; one copy serves every
+/// reader in its memory kind, and device-to-device traffic between two kinds goes through the host.
+template <Backend... Bs>
+Status insert_mem_copies(Network& network, OptimizedNetwork<Bs...>& result) {
+  constexpr std::size_t host = sizeof...(Bs);  // stands for "host memory" where a backend index would be
+  auto memory_of = [](std::size_t backend) {
+    return backend == host || host_memory<Bs...>[backend] ? HostMemory::name : memory_names<Bs...>[backend];
+  };
+  // Which backend's memory a layer's output `index` lives in (host for network inputs and for
+  // what a device-to-host copy writes).
+  auto producer_side = [&](OutputSlot slot) {
+    const Layer& layer = network.layer(slot.layer);
+    const std::size_t backend = result.backend_of_[slot.layer];
+    if (backend == OptimizedNetwork<Bs...>::no_backend) return host;
+    if (const auto* copy = layer.params_if<ops::MemCopy>(); copy && copy->direction == ops::CopyDirection::DeviceToHost)
+      return host;
+    return backend;
+  };
+  struct Made {
+    OutputSlot source;
+    std::string_view memory;
+    OutputSlot copy;
+  };
+  std::vector<Made> made;
+  auto add_copy = [&](OutputSlot source, std::size_t backend, ops::CopyDirection direction) -> Expected<OutputSlot> {
+    const std::string_view target = direction == ops::CopyDirection::DeviceToHost ? HostMemory::name : memory_of(backend);
+    for (const Made& m : made)
+      if (m.source == source && m.memory == target) return m.copy;
+    const Layer& producer = network.layer(source.layer);
+    const std::string name = detail::str_cat(
+        producer.name, producer.outputs.size() > 1 ? detail::str_cat(':', source.index) : std::string(), " to ", target);
+    const ops::MemCopy::Params params{direction};
+    const LayerId id = network.add_layer<ops::MemCopy>(params, 1, name);
+    if (auto s = network.connect(source, id, 0); !s) return s;
+    const LayerInputs inputs(network, network.layer(id));
+    Expected<std::size_t> level = Status::error(ErrorCode::Unsupported, "unreachable");
+    visit_backend<Bs...>(backend, [&]<class B>(std::type_identity<B>) {
+      level = backend_can_run<B, ops::MemCopy>(inputs.info_for<ops::MemCopy>(network.layer(id), params));
+    });
+    if (!level) return level.status().with_context(network.layer(id).describe());
+    result.backend_of_.push_back(backend);
+    result.workload_level_.push_back(*level);
+    made.push_back({source, target, {id, 0}});
+    return OutputSlot{id, 0};
+  };
+
+  const std::vector<LayerId> order(network.execution_order().begin(), network.execution_order().end());
+  for (LayerId id : order) {
+    if (network.layer(id).is<ops::Input>() || network.layer(id).is<ops::Constant>()) continue;
+    const std::size_t consumer = network.layer(id).is<ops::Output>() ? host : result.backend_of_[id];
+    for (std::size_t k = 0; k < network.layer(id).inputs.size(); ++k) {
+      const OutputSlot source = *network.layer(id).inputs[k];
+      if (network.layer(source.layer).is<ops::Constant>()) continue;
+      const std::size_t producer = producer_side(source);
+      if (memory_of(producer) == memory_of(consumer)) continue;
+      OutputSlot feed = source;
+      if (memory_of(producer) != HostMemory::name) {
+        auto to_host = add_copy(feed, producer, ops::CopyDirection::DeviceToHost);
+        if (!to_host) return to_host.status();
+        feed = *to_host;
+      }
+      if (memory_of(consumer) != HostMemory::name) {
+        auto to_device = add_copy(feed, consumer, ops::CopyDirection::HostToDevice);
+        if (!to_device) return to_device.status();
+        feed = *to_device;
+      }
+      if (auto s = network.connect(feed, id, k); !s) return s;
+    }
+  }
+  if (made.empty()) return Status::ok();
+  return network.infer_shapes();
+}
+
 }  // namespace detail
 
 /// Validates `network` (see Network::infer_shapes) and assigns each compute layer to the first
 /// backend, in preference order, that implements its op, is available, and accepts its tensor
-/// infos. Fails naming the layer, with every backend's reason, when none can run it.
+/// infos. Fails naming the layer, with every backend's reason, when none can run it. Then inserts
+/// a MemCopy wherever a tensor crosses between memory kinds (host and a device backend's).
 /// \tparam Bs the Runtime's backends, most preferred first.
 template <Backend... Bs>
 Expected<OptimizedNetwork<Bs...>> optimize(Network network, const OptimizerOptions& options = {}) {
@@ -184,6 +275,7 @@ Expected<OptimizedNetwork<Bs...>> optimize(Network network, const OptimizerOptio
         layer.descriptor);
     if (!failure) return failure;
   }
+  if (auto status = detail::insert_mem_copies<Bs...>(network, result); !status) return status;
   result.network_ = std::move(network);
   return result;
 }

@@ -16,7 +16,9 @@ struct ArenaTensor {
 };
 
 /// Every output of an executed layer except constants, alive from the step that produces it
-/// (its position in the execution order) to the last step that reads it. The network's shapes
+/// (its position in the execution order) to the last step that reads it — or to the end of the
+/// inference when a host-to-device MemCopy reads it, since a device may still be reading it after
+/// that step returned (its transfer is enqueued, not waited for). The network's shapes
 /// must be inferred. Usable in constant expressions, so a network known at compile time can be
 /// planned by the compiler.
 constexpr std::vector<ArenaTensor> arena_tensors(const Network& network) {
@@ -33,12 +35,16 @@ constexpr std::vector<ArenaTensor> arena_tensors(const Network& network) {
       tensors.push_back({{order[step], i}, {layer.outputs[i].num_bytes(), step, step}});
     }
   }
-  for (std::uint32_t step = 0; step < order.size(); ++step)
+  const auto last_step = static_cast<std::uint32_t>(order.size() - 1);
+  for (std::uint32_t step = 0; step < order.size(); ++step) {
+    const auto* copy = network.layer(order[step]).params_if<ops::MemCopy>();
+    const bool read_asynchronously = copy && copy->direction == ops::CopyDirection::HostToDevice;
     for (const auto& input : network.layer(order[step]).inputs) {
       if (network.layer(input->layer).is<ops::Constant>()) continue;
       BufferRequest& request = tensors[index_of[input->layer][input->index]].request;
-      request.last_use = std::max(request.last_use, step);
+      request.last_use = std::max(request.last_use, read_asynchronously ? last_step : step);
     }
+  }
   return tensors;
 }
 

@@ -72,6 +72,11 @@ struct MemorySummary {
   std::uint64_t lower_bound_bytes = 0;  ///< no plan can do better
   std::uint64_t unplanned_bytes = 0;    ///< one block per tensor, for comparison
   std::uint64_t constant_bytes = 0;     ///< weights and other constants, prepared once at load
+  /// Tensors in device memory (all device kinds together), planned by the same strategy; a device
+  /// backend's own copies of constants are not counted here.
+  std::size_t device_tensors = 0;
+  std::uint64_t device_arena_bytes = 0;
+  std::uint64_t device_lower_bound_bytes = 0;
 };
 
 /// One compiled-in backend as a Runtime sees it.

@@ -2,6 +2,7 @@
 // LoadedNetwork: a network ready to execute — planned memory, prepared constants, one workload per layer.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "kiln/memory/arena.hpp"
+#include "kiln/memory/device_arena.hpp"
 #include "kiln/optimizer/optimizer.hpp"
 #include "kiln/runtime/arena_tensors.hpp"
 #include "kiln/runtime/load_options.hpp"
@@ -49,12 +51,35 @@ class ErasedWorkload {
   RunFn run_ = nullptr;
 };
 
-/// Where a tensor's bytes are: an offset in the arena, or constant storage prepared at load.
+/// Where a tensor's bytes are: an offset in its memory kind's arena, or constant storage prepared at load.
 struct TensorSlot {
   TensorInfo info;
   bool is_constant = false;
+  std::uint8_t memory = 0;          ///< 0: host memory; k: the device memory kind device_kinds_[k - 1]
   std::uint64_t offset = 0;         ///< arena offset (intermediate tensors)
   const std::byte* data = nullptr;  ///< constant data
+};
+
+/// A device memory kind a loaded network uses, reached through the context of the backend that owns
+/// it (see DeviceMemoryContext).
+struct DeviceMemoryKind {
+  std::string_view name;
+  void* context = nullptr;
+  Expected<DeviceArena> (*allocate)(void* context, std::uint64_t bytes) = nullptr;
+  Status (*read)(void* context, const void* handle, void* host, std::uint64_t bytes) = nullptr;
+  std::size_t alignment = 1;
+  std::uint64_t arena_bytes = 0;
+
+  template <class B>
+  static DeviceMemoryKind of(typename B::context& context) {
+    using Context = typename B::context;
+    return {B::memory::name, &context,
+            [](void* c, std::uint64_t bytes) { return static_cast<Context*>(c)->allocate_arena(bytes); },
+            [](void* c, const void* handle, void* host, std::uint64_t bytes) {
+              return static_cast<Context*>(c)->read(handle, host, bytes);
+            },
+            std::max<std::size_t>(B::alignment, context.arena_alignment())};
+  }
 };
 
 /// One entry of the execution loop.
@@ -70,12 +95,16 @@ struct Step {
   /// Input steps: every view that reads the input tensor (retargeted when importing).
   /// Output steps: the producer's view of the output tensor, when that producer may export.
   std::vector<std::pair<std::size_t, std::size_t>> zero_copy_views;  ///< (step, position)
+  /// Steps on a backend with a DeviceTimingContext: how a profiled run brackets them.
+  void (*begin_device_timing)(void* context) = nullptr;
+  std::function<std::optional<DeviceSpan>()> (*end_device_timing)(void* context) = nullptr;
 };
 
 /// The per-inference state of a network: its arena and the tensor views bound into it. Allocated
 /// on first use, released on request; one inference at a time uses it.
 struct WorkingMemory {
   AlignedBuffer arena;
+  std::vector<DeviceArena> device_arenas;        ///< per device memory kind
   std::vector<std::vector<ConstTensor>> inputs;  ///< per step
   std::vector<std::vector<Tensor>> outputs;      ///< per step
   std::vector<bool> exported;                    ///< per step: this inference's output went in place
@@ -117,6 +146,7 @@ class LoadedNetwork {
   Status allocate(WorkingMemory& memory) const;
   void release(WorkingMemory& memory) const {
     memory.arena.release();
+    memory.device_arenas.clear();
     memory.inputs.clear();
     memory.outputs.clear();
     memory.exported.clear();
@@ -141,7 +171,10 @@ class LoadedNetwork {
  private:
   std::string tensor_label(std::size_t tensor) const {
     const TensorSlot& slot = tensors_[tensor];
-    return detail::str_cat(slot.info.to_string(), slot.is_constant ? " constant" : detail::str_cat(" @", slot.offset));
+    if (slot.is_constant) return detail::str_cat(slot.info.to_string(), " constant");
+    if (slot.memory != 0)
+      return detail::str_cat(slot.info.to_string(), " @", device_kinds_[slot.memory - 1].name, ':', slot.offset);
+    return detail::str_cat(slot.info.to_string(), " @", slot.offset);
   }
   using Clock = std::chrono::steady_clock;
 
@@ -152,6 +185,8 @@ class LoadedNetwork {
   Status run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
                    InferenceTiming* timing) const;
   void find_zero_copy_views();
+  /// Shows the outputs of step `s` to the debug callback, read back to the host if they live on a device.
+  Status report_outputs(const WorkingMemory& memory, std::size_t s) const;
   bool aligned(const void* p) const { return reinterpret_cast<std::uintptr_t>(p) % alignment_ == 0; }
   static double micros(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::micro>(to - from).count();
@@ -160,6 +195,7 @@ class LoadedNetwork {
   std::vector<std::string> layer_names_;
   std::vector<std::string_view> layer_ops_;
   std::vector<TensorSlot> tensors_;
+  std::vector<DeviceMemoryKind> device_kinds_;
   std::vector<AlignedBuffer> constants_;
   std::vector<Step> steps_;
   std::vector<BindingId> input_bindings_, output_bindings_;
@@ -274,14 +310,41 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
                 if (options.profiling && !capabilities.profiling)
                   capable = Status::error(ErrorCode::Unsupported, "backend ", B::id,
                                           " cannot profile its workloads; load without profiling");
+                auto& context = std::get<index_of_v<B, TypeList<Bs...>>>(contexts);  // by position: contexts may share a type
                 std::size_t level = optimized.workload_level(id);
                 for_each_workload_in_chain<Op, B>([&]<class W>(std::type_identity<W>) {
                   if (level-- != 0) return false;
-                  entry.workload = ErasedWorkload::make<W, typename B::context>(W(info));
+                  // Workloads that prepare device state at load (programs, weights) are made by
+                  // W::create(info, context), which may fail; the others by their constructor.
+                  if constexpr (requires { { W::create(info, context) } -> std::same_as<Expected<W>>; }) {
+                    Expected<W> made = W::create(info, context);
+                    if (!made) {
+                      if (capable) capable = made.status();
+                      return true;
+                    }
+                    entry.workload = ErasedWorkload::make<W, typename B::context>(std::move(*made));
+                  } else {
+                    entry.workload = ErasedWorkload::make<W, typename B::context>(W(info));
+                  }
                   return true;
                 });
-                entry.context = &std::get<index_of_v<B, TypeList<Bs...>>>(contexts);  // by position: contexts may share a type
+                entry.context = &context;
                 entry.backend = B::id;
+                if constexpr (DeviceTimingContext<typename B::context>) {
+                  using Context = typename B::context;
+                  entry.begin_device_timing = [](void* c) { static_cast<Context*>(c)->begin_device_timing(); };
+                  entry.end_device_timing = [](void* c) { return static_cast<Context*>(c)->end_device_timing(); };
+                }
+                if constexpr (!has_host_memory_v<B>) {
+                  const auto* copy = layer.params_if<ops::MemCopy>();
+                  if (!copy || copy->direction != ops::CopyDirection::DeviceToHost) {
+                    auto& kinds = loaded->device_kinds_;
+                    const auto known = std::ranges::find(kinds, B::memory::name, &DeviceMemoryKind::name);
+                    const auto memory = static_cast<std::uint8_t>(known - kinds.begin() + 1);
+                    if (known == kinds.end()) kinds.push_back(DeviceMemoryKind::of<B>(context));
+                    for (std::size_t t : entry.outputs) loaded->tensors_[t].memory = memory;
+                  }
+                }
               }
             });
             return capable;
@@ -294,15 +357,35 @@ Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedNetw
   }
 
   loaded->find_zero_copy_views();
-  const MemoryPlan plan = options.memory_planner.plan(requests, loaded->alignment_);
-  if (auto valid = validate_plan(requests, plan, loaded->alignment_); !valid)
-    return valid.with_context(detail::str_cat("memory plan of strategy '", options.memory_planner.name, "'"));
-  for (std::size_t r = 0; r < requests.size(); ++r) loaded->tensors_[request_tensor[r]].offset = plan.offsets[r];
+  // One plan per memory kind: the host arena first, then each device kind's.
   loaded->memory_.strategy = options.memory_planner.name;
-  loaded->memory_.tensors = requests.size();
-  loaded->memory_.arena_bytes = plan.arena_size;
-  loaded->memory_.lower_bound_bytes = plan.lower_bound;
-  loaded->memory_.unplanned_bytes = plan_memory<OneBlockPerTensor>(requests, loaded->alignment_).arena_size;
+  for (std::uint8_t memory = 0; memory <= loaded->device_kinds_.size(); ++memory) {
+    std::vector<BufferRequest> kind_requests;
+    std::vector<std::size_t> kind_tensors;
+    for (std::size_t r = 0; r < requests.size(); ++r)
+      if (loaded->tensors_[request_tensor[r]].memory == memory) {
+        kind_requests.push_back(requests[r]);
+        kind_tensors.push_back(request_tensor[r]);
+      }
+    const std::size_t alignment = memory == 0 ? loaded->alignment_ : loaded->device_kinds_[memory - 1].alignment;
+    const MemoryPlan plan = options.memory_planner.plan(kind_requests, alignment);
+    if (auto valid = validate_plan(kind_requests, plan, alignment); !valid)
+      return valid.with_context(detail::str_cat("memory plan of strategy '", options.memory_planner.name, "' for ",
+                                                memory == 0 ? HostMemory::name : loaded->device_kinds_[memory - 1].name,
+                                                " memory"));
+    for (std::size_t r = 0; r < kind_requests.size(); ++r) loaded->tensors_[kind_tensors[r]].offset = plan.offsets[r];
+    if (memory == 0) {
+      loaded->memory_.tensors = kind_requests.size();
+      loaded->memory_.arena_bytes = plan.arena_size;
+      loaded->memory_.lower_bound_bytes = plan.lower_bound;
+      loaded->memory_.unplanned_bytes = plan_memory<OneBlockPerTensor>(kind_requests, alignment).arena_size;
+    } else {
+      loaded->device_kinds_[memory - 1].arena_bytes = plan.arena_size;
+      loaded->memory_.device_tensors += kind_requests.size();
+      loaded->memory_.device_arena_bytes += plan.arena_size;
+      loaded->memory_.device_lower_bound_bytes += plan.lower_bound;
+    }
+  }
   loaded->options_ = std::move(options);
   loaded->loaded_at_ = Clock::now();
   loaded->profile_.load_us = micros(load_start, loaded->loaded_at_);
@@ -314,17 +397,53 @@ inline Status LoadedNetwork::allocate(WorkingMemory& memory) const {
   memory.arena = AlignedBuffer(memory_.arena_bytes, alignment_, allocator_);
   if (memory_.arena_bytes != 0 && memory.arena.data() == nullptr)
     return Status::error(ErrorCode::OutOfMemory, "cannot allocate the ", memory_.arena_bytes, "-byte arena");
-  auto address = [&](const TensorSlot& slot) {
-    return slot.is_constant ? const_cast<std::byte*>(slot.data) : memory.arena.data() + slot.offset;
+  memory.device_arenas.clear();
+  for (const DeviceMemoryKind& kind : device_kinds_) {
+    auto arena = kind.allocate(kind.context, kind.arena_bytes);
+    if (!arena) return arena.status().with_context(detail::str_cat("the ", kind.arena_bytes, "-byte ", kind.name, " arena"));
+    memory.device_arenas.push_back(std::move(*arena));
+  }
+  // Device views are made once per tensor, not once per reader.
+  std::vector<void*> device_views(tensors_.size(), nullptr);
+  for (std::size_t t = 0; t < tensors_.size(); ++t) {
+    const TensorSlot& slot = tensors_[t];
+    if (slot.is_constant || slot.memory == 0) continue;
+    auto view = memory.device_arenas[slot.memory - 1].view(slot.offset, slot.info.num_bytes());
+    if (!view) return view.status();
+    device_views[t] = *view;
+  }
+  auto address = [&](std::size_t t) -> void* {
+    const TensorSlot& slot = tensors_[t];
+    if (slot.is_constant) return const_cast<std::byte*>(slot.data);
+    return slot.memory == 0 ? memory.arena.data() + slot.offset : device_views[t];
   };
   memory.inputs.assign(steps_.size(), {});
   memory.outputs.assign(steps_.size(), {});
   memory.exported.assign(steps_.size(), false);
   for (std::size_t s = 0; s < steps_.size(); ++s) {
-    for (std::size_t t : steps_[s].inputs) memory.inputs[s].push_back({tensors_[t].info, address(tensors_[t])});
-    for (std::size_t t : steps_[s].outputs) memory.outputs[s].push_back({tensors_[t].info, address(tensors_[t])});
+    for (std::size_t t : steps_[s].inputs) memory.inputs[s].push_back({tensors_[t].info, address(t)});
+    for (std::size_t t : steps_[s].outputs) memory.outputs[s].push_back({tensors_[t].info, address(t)});
   }
   memory.allocated = true;
+  return Status::ok();
+}
+
+inline Status LoadedNetwork::report_outputs(const WorkingMemory& memory, std::size_t s) const {
+  const Step& step = steps_[s];
+  for (std::uint32_t i = 0; i < memory.outputs[s].size(); ++i) {
+    Tensor tensor = memory.outputs[s][i];
+    std::vector<std::byte> host_copy;
+    if (const std::uint8_t kind = tensors_[step.outputs[i]].memory; kind != 0) {
+      host_copy.resize(tensor.info.num_bytes());
+      const DeviceMemoryKind& device = device_kinds_[kind - 1];
+      if (auto status = device.read(device.context, tensor.data, host_copy.data(), host_copy.size()); !status)
+        return status.with_context(detail::str_cat("reading output ", i, " of layer '", layer_names_[step.layer],
+                                                   "' for the debug callback"));
+      tensor.data = host_copy.data();
+    }
+    options_.debug_callback(DebugEvent{step.layer, layer_names_[step.layer], layer_ops_[step.layer], step.backend, i,
+                                       {tensor.info, tensor.data}});
+  }
   return Status::ok();
 }
 
@@ -351,7 +470,10 @@ inline void LoadedNetwork::find_zero_copy_views() {
 
 inline std::string LoadedNetwork::to_text() const {
   std::string text = detail::str_cat("memory: ", memory_.strategy, ", arena ", memory_.arena_bytes, " bytes (lower bound ",
-                                     memory_.lower_bound_bytes, "), constants ", memory_.constant_bytes, " bytes\n");
+                                     memory_.lower_bound_bytes, "), constants ", memory_.constant_bytes, " bytes");
+  for (const DeviceMemoryKind& kind : device_kinds_)
+    text += detail::str_cat(", ", kind.name, " arena ", kind.arena_bytes, " bytes");
+  text += '\n';
   for (const Step& step : steps_) {
     text += detail::str_cat(layer_names_[step.layer], " (", layer_ops_[step.layer], ")");
     if (!step.backend.empty()) text += detail::str_cat(" on ", step.backend);
@@ -424,6 +546,8 @@ template <bool Profiled>
 Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs,
                                 std::span<const OutputBinding> outputs, InferenceTiming* timing) const {
   const auto start = Clock::now();
+  // Profiled device steps: which timing entry each fills in once the device has finished.
+  std::vector<std::pair<std::size_t, std::function<std::optional<DeviceSpan>()>>> device_timings;
   // Point every exporting producer at the user's buffer, or back at the arena (the output step's
   // own view) when the buffer is misaligned.
   if (options_.export_outputs)
@@ -463,19 +587,26 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
         break;
       case Step::Kind::Compute: {
         const auto layer_start = Profiled ? Clock::now() : Clock::time_point{};
-        if (auto status = step.workload.run(memory.inputs[s], memory.outputs[s], step.context); !status)
-          return status.with_context(detail::str_cat("layer '", layer_names_[step.layer], "'"));
+        if (Profiled && step.begin_device_timing) step.begin_device_timing(step.context);
+        Status status = step.workload.run(memory.inputs[s], memory.outputs[s], step.context);
+        if (Profiled && step.end_device_timing) device_timings.emplace_back(timing->layers.size(), step.end_device_timing(step.context));
+        if (!status) return status.with_context(detail::str_cat("layer '", layer_names_[step.layer], "'"));
         if constexpr (Profiled)
           timing->layers.push_back({layer_names_[step.layer], layer_ops_[step.layer], step.backend,
                                     micros(start, layer_start), micros(layer_start, Clock::now())});
         if (options_.debug_callback)
-          for (std::uint32_t i = 0; i < memory.outputs[s].size(); ++i)
-            options_.debug_callback(DebugEvent{step.layer, layer_names_[step.layer], layer_ops_[step.layer], step.backend,
-                                               i, {memory.outputs[s][i].info, memory.outputs[s][i].data}});
+          if (auto status = report_outputs(memory, s); !status) return status;
         break;
       }
     }
   }
+  // The inference has waited for its device results, so the device's own times are known: a
+  // device layer lasted from its first command's start to its last command's end.
+  for (auto& [index, query] : device_timings)
+    if (const std::optional<DeviceSpan> span = query()) {
+      timing->layers[index].start_us += span->enqueue_to_start_us;
+      timing->layers[index].duration_us = span->duration_us;
+    }
   return Status::ok();
 }
 

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// ClBackend Concat: each input copied into its part of the output, any data type (kernels/data_movement.cl).
+#pragma once
+
+#include "kiln/backends/cl/cl_kernel.hpp"
+
+namespace kiln {
+
+template <>
+struct Workload<ops::Concat, ClBackend> : opencl::DataMovementKernel<ops::Concat> {
+  using DataMovementKernel::DataMovementKernel;
+
+  static Expected<Workload> create(const WorkloadInfo<ops::Concat>& info, opencl::Context& context) {
+    auto made = make<Workload>(info, context, "data_movement", "strided_copy", opencl::element_option(info.outputs[0].type));
+    if (!made) return made;
+    const TensorShape& ys = info.outputs[0].shape;
+    const std::size_t axis = *detail::normalize_axis(info.params.axis, ys.rank());
+    const ref::Strides y_strides = ref::strides_of(ys);
+    std::uint64_t offset = 0;
+    for (const TensorInfo& input : info.inputs) {
+      made->parts_.push_back({opencl::dims6(input.shape), opencl::strides6(ref::strides_of(input.shape), ys.rank()),
+                              opencl::strides6(y_strides, ys.rank())});
+      made->bases_.push_back(static_cast<cl_int>(offset * y_strides[axis]));
+      offset += input.shape[axis];
+    }
+    return made;
+  }
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (auto s = launch_(context.queue(), opencl::elements_of(in[i].info), cl::NullRange, input(in, i),
+                           opencl::buffer_of(out[0]), parts_[i].dims, cl_int{0}, parts_[i].x_strides, bases_[i],
+                           parts_[i].y_strides);
+          !s)
+        return s;
+    return Status::ok();
+  }
+
+ private:
+  std::vector<opencl::StridedCopy> parts_;
+  std::vector<cl_int> bases_;  // where each input starts in the output
+};
+
+}  // namespace kiln

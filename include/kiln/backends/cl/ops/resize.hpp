@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// ClBackend Resize: nearest (every rounding) and bilinear, every coordinate transform (kernels/resize.cl).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "kiln/backends/cl/cl_kernel.hpp"
+
+namespace kiln {
+
+template <>
+struct Workload<ops::Resize, ClBackend> : opencl::Float32Kernel<ops::Resize> {
+  using Float32Kernel::Float32Kernel;
+
+  /// Source rows and columns (and bilinear weights) depend only on the shapes: computed here once,
+  /// in double precision as RefBackend computes them, and uploaded.
+  static Expected<Workload> create(const WorkloadInfo<ops::Resize>& info, opencl::Context& context) {
+    const bool nearest = info.params.method == ops::ResizeMethod::Nearest;
+    auto made = make<Workload>(info, context, "resize", nearest ? "resize_nearest" : "resize_bilinear");
+    if (!made) return made;
+    const TensorShape& xs = info.inputs[0].shape;
+    const TensorShape& ys = info.outputs[0].shape;
+    std::vector<cl_int> rows, columns;
+    std::vector<cl_float> row_weights, column_weights;
+    auto axis = [&](std::uint32_t in, std::uint32_t out, std::vector<cl_int>& index, std::vector<cl_float>& weight) {
+      for (std::uint32_t o = 0; o < out; ++o) {
+        const double s = ops::Resize::source_coordinate(info.params.transform, o, in, out);
+        if (nearest) {
+          index.push_back(static_cast<cl_int>(std::clamp<std::int64_t>(ops::Resize::nearest(info.params.rounding, s), 0, in - 1)));
+          continue;
+        }
+        const double c = std::clamp(s, 0.0, double(in - 1));
+        const auto i0 = static_cast<std::int64_t>(std::floor(c));
+        index.push_back(static_cast<cl_int>(i0));
+        index.push_back(static_cast<cl_int>(std::min<std::int64_t>(i0 + 1, in - 1)));
+        weight.push_back(static_cast<cl_float>(c - i0));
+      }
+    };
+    axis(xs[1], ys[1], rows, row_weights);
+    axis(xs[2], ys[2], columns, column_weights);
+    for (const auto* table : {&rows, &columns}) {
+      auto buffer = context.upload(table->data(), table->size() * sizeof(cl_int));
+      if (!buffer) return buffer.status();
+      made->tables_.push_back(std::move(*buffer));
+    }
+    for (const auto* table : {&row_weights, &column_weights}) {
+      auto buffer = context.upload(table->data(), table->size() * sizeof(cl_float));
+      if (!buffer) return buffer.status();
+      made->tables_.push_back(std::move(*buffer));
+    }
+    return made;
+  }
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+    const TensorShape& xs = in[0].info.shape;
+    const TensorShape& ys = out[0].info.shape;
+    const cl::NDRange global(ys[3], ys[2], std::size_t{ys[0]} * ys[1]);
+    if (params_.method == ops::ResizeMethod::Nearest)
+      return launch_(context.queue(), global, cl::NullRange, input(in, 0), opencl::buffer_of(out[0]), tables_[0],
+                     tables_[1], xs[1], xs[2], ys[1]);
+    return launch_(context.queue(), global, cl::NullRange, input(in, 0), opencl::buffer_of(out[0]), tables_[0],
+                   tables_[1], tables_[2], tables_[3], xs[1], xs[2], ys[1]);
+  }
+
+ private:
+  std::vector<cl::Buffer> tables_;  // rows, columns, row weights, column weights
+};
+
+}  // namespace kiln

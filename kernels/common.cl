@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helpers shared by every kernel family: ClBackend prepends this file to each family's source.
+// OpenCL C 1.2 only.
+
+// Values of ops::ActivationFunction; KILN_NO_ACTIVATION when a layer has no fused activation.
+#define KILN_NO_ACTIVATION (-1)
+#define KILN_RELU 0
+#define KILN_BOUNDED_RELU 1
+#define KILN_LEAKY_RELU 2
+#define KILN_ELU 3
+#define KILN_SIGMOID 4
+#define KILN_TANH 5
+#define KILN_HARD_SIGMOID 6
+#define KILN_HARD_SWISH 7
+#define KILN_GELU 8
+
+// The activation `function` with parameters a and b, as RefBackend defines it.
+inline float kiln_activate(float x, int function, float a, float b) {
+  switch (function) {
+    case KILN_RELU: return fmax(0.0f, x);
+    case KILN_BOUNDED_RELU: return fmin(a, fmax(b, x));
+    case KILN_LEAKY_RELU: return x >= 0.0f ? x : a * x;
+    case KILN_ELU: return x >= 0.0f ? x : a * expm1(x);
+    case KILN_SIGMOID: return 1.0f / (1.0f + exp(-x));
+    case KILN_TANH: return tanh(x);
+    case KILN_HARD_SIGMOID: return fmax(0.0f, fmin(1.0f, a * x + b));
+    case KILN_HARD_SWISH: return x * fmax(0.0f, fmin(6.0f, x + 3.0f)) / 6.0f;
+    case KILN_GELU:
+      if (a != 0.0f) return 0.5f * x * (1.0f + tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+      return 0.5f * x * (1.0f + erf(x * 0.7071067811865476f));
+    default: return x;
+  }
+}
+
+// Element offset, through `strides`, of element `index` of a row-major tensor of dimensions
+// `dims`. Both hold six entries, outermost first; lower ranks are padded at the front with
+// dimension 1. A stride of 0 broadcasts a dimension; negative strides walk backwards.
+inline int kiln_offset(uint index, uint8 dims, int8 strides) {
+  int offset = 0;
+  uint c;
+  c = index % dims.s5; index /= dims.s5; offset += (int)c * strides.s5;
+  c = index % dims.s4; index /= dims.s4; offset += (int)c * strides.s4;
+  c = index % dims.s3; index /= dims.s3; offset += (int)c * strides.s3;
+  c = index % dims.s2; index /= dims.s2; offset += (int)c * strides.s2;
+  c = index % dims.s1; index /= dims.s1; offset += (int)c * strides.s1;
+  offset += (int)index * strides.s0;
+  return offset;
+}
