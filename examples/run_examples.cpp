@@ -87,15 +87,13 @@ int main() {
                               {"small_cnn", kiln::examples::small_cnn},
                               {"mobilenet_v1", mobilenet_v1_like_224},
                               {"mobilenet_v2", mobilenet_v2_224}};
+  std::printf("kiln %s: compiled-in backends: CpuRef (available)", KILN_VERSION);
 #if KILN_WITH_NEON
-  using Accelerated = kiln::Runtime<kiln::NeonBackend, kiln::RefBackend>;
-#else
-  using Accelerated = kiln::Runtime<kiln::RefBackend>;
+  std::printf(", CpuAcc (%s)", kiln::NeonBackend::available() ? "available" : "unavailable");
 #endif
-  std::printf("kiln %s: compiled-in backends:", KILN_VERSION);
-  for (const auto& backend : Accelerated::device_spec().backends)
-    std::printf(" %.*s (%s)", static_cast<int>(backend.id.size()), backend.id.data(),
-                backend.available ? "available" : "unavailable");
+#if KILN_WITH_CL
+  std::printf(", GpuAcc (%s)", kiln::ClBackend::available() ? "available" : "unavailable: no OpenCL device");
+#endif
   std::printf("\n\n");
   int failures = 0;
   for (const Example& example : examples) {
@@ -103,6 +101,9 @@ int main() {
     failures += run<kiln::RefBackend>(example, large ? 3 : 20);
 #if KILN_WITH_NEON
     failures += run<kiln::NeonBackend, kiln::RefBackend>(example, large ? 20 : 200);
+#endif
+#if KILN_WITH_CL
+    if (kiln::ClBackend::available()) failures += run<kiln::ClBackend, kiln::RefBackend>(example, large ? 10 : 100);
 #endif
   }
   return failures == 0 ? 0 : 1;

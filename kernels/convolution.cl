@@ -79,3 +79,130 @@ __kernel void transpose_convolution2d(__global const float* x, __global const fl
   }
   y[((n * out_height + oy) * out_width + ox) * out_channels + oc] = sum;
 }
+
+// Convolution2d without groups, weights packed at load to [KH, KW, C, O] (output channels
+// innermost): each work-item computes 4 neighbouring output columns x 8 output channels, one
+// eight-wide weight load serving four inputs, as the gemm kernel does. Dimension 0 the group of 8
+// channels, 1 the group of 4 columns, 2 the batch and output row. Tiles across the channel or
+// column edge take the element-by-element path.
+inline void convolution_store(__global float* y, float8 sums, __global const float* bias, int has_bias, int function,
+                              float fa, float fb) {
+  float v[8];
+  vstore8(sums, 0, v);
+  for (int j = 0; j < 8; ++j) v[j] = kiln_activate(v[j] + (has_bias ? bias[j] : 0.0f), function, fa, fb);
+  vstore8(vload8(0, v), 0, y);
+}
+
+__kernel void convolution2d_tiled(__global const float* x, __global const float* w, __global const float* bias,
+                                  __global float* y, uint height, uint width, uint channels, uint out_height,
+                                  uint out_width, uint out_channels, uint kernel_h, uint kernel_w, uint stride_h,
+                                  uint stride_w, uint dilation_h, uint dilation_w, uint pad_top, uint pad_left,
+                                  int has_bias, int function, float fa, float fb) {
+  const uint oc = get_global_id(0) * 8, ox = get_global_id(1) * 4;
+  const uint n = get_global_id(2) / out_height, oy = get_global_id(2) % out_height;
+  if (oc >= out_channels || ox >= out_width) return;
+  __global float* yp = y + ((n * out_height + oy) * out_width + ox) * out_channels + oc;
+  if (oc + 8 > out_channels || ox + 4 > out_width) {
+    for (uint j = 0; j < 4 && ox + j < out_width; ++j)
+      for (uint o = 0; o < 8 && oc + o < out_channels; ++o) {
+        float sum = has_bias ? bias[oc + o] : 0.0f;
+        for (uint ky = 0; ky < kernel_h; ++ky) {
+          const int iy = (int)(oy * stride_h + ky * dilation_h) - (int)pad_top;
+          if (iy < 0 || iy >= (int)height) continue;
+          for (uint kx = 0; kx < kernel_w; ++kx) {
+            const int ix = (int)((ox + j) * stride_w + kx * dilation_w) - (int)pad_left;
+            if (ix < 0 || ix >= (int)width) continue;
+            __global const float* xp = x + ((n * height + iy) * width + ix) * channels;
+            __global const float* wp = w + (ky * kernel_w + kx) * channels * out_channels + oc + o;
+            for (uint ic = 0; ic < channels; ++ic) sum = fma(xp[ic], wp[ic * out_channels], sum);
+          }
+        }
+        yp[j * out_channels + o] = kiln_activate(sum, function, fa, fb);
+      }
+    return;
+  }
+  float8 s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+  for (uint ky = 0; ky < kernel_h; ++ky) {
+    const int iy = (int)(oy * stride_h + ky * dilation_h) - (int)pad_top;
+    if (iy < 0 || iy >= (int)height) continue;
+    __global const float* row = x + (n * height + iy) * width * channels;
+    for (uint kx = 0; kx < kernel_w; ++kx) {
+      const int ix0 = (int)(ox * stride_w + kx * dilation_w) - (int)pad_left;
+      const int step = (int)stride_w;
+      // A column outside the input contributes nothing (it reads column 0, and discards it).
+      const bool in0 = ix0 >= 0 && ix0 < (int)width, in1 = ix0 + step >= 0 && ix0 + step < (int)width;
+      const bool in2 = ix0 + 2 * step >= 0 && ix0 + 2 * step < (int)width;
+      const bool in3 = ix0 + 3 * step >= 0 && ix0 + 3 * step < (int)width;
+      __global const float* x0 = row + (in0 ? ix0 : 0) * (int)channels;
+      __global const float* x1 = row + (in1 ? ix0 + step : 0) * (int)channels;
+      __global const float* x2 = row + (in2 ? ix0 + 2 * step : 0) * (int)channels;
+      __global const float* x3 = row + (in3 ? ix0 + 3 * step : 0) * (int)channels;
+      __global const float* wp = w + (ky * kernel_w + kx) * channels * out_channels + oc;
+      for (uint ic = 0; ic < channels; ++ic) {
+        const float8 wv = vload8(0, wp + ic * out_channels);
+        s0 = fma((float8)(in0 ? x0[ic] : 0.0f), wv, s0);
+        s1 = fma((float8)(in1 ? x1[ic] : 0.0f), wv, s1);
+        s2 = fma((float8)(in2 ? x2[ic] : 0.0f), wv, s2);
+        s3 = fma((float8)(in3 ? x3[ic] : 0.0f), wv, s3);
+      }
+    }
+  }
+  __global const float* bias_tile = bias + oc;
+  convolution_store(yp, s0, bias_tile, has_bias, function, fa, fb);
+  convolution_store(yp + out_channels, s1, bias_tile, has_bias, function, fa, fb);
+  convolution_store(yp + 2 * out_channels, s2, bias_tile, has_bias, function, fa, fb);
+  convolution_store(yp + 3 * out_channels, s3, bias_tile, has_bias, function, fa, fb);
+}
+
+// DepthwiseConvolution2d with one output channel per input channel: each work-item computes 4
+// neighbouring output columns x 8 channels with eight-wide loads of input and weights (both keep
+// channels innermost). Dimension 0 the group of 8 channels, 1 the group of 4 columns, 2 the batch
+// and output row. Tiles across the channel or column edge take the element-by-element path.
+__kernel void depthwise_convolution2d_tiled(__global const float* x, __global const float* w, __global const float* bias,
+                                            __global float* y, uint height, uint width, uint channels, uint out_height,
+                                            uint out_width, uint kernel_h, uint kernel_w, uint stride_h, uint stride_w,
+                                            uint dilation_h, uint dilation_w, uint pad_top, uint pad_left, int has_bias,
+                                            int function, float fa, float fb) {
+  const uint c = get_global_id(0) * 8, ox = get_global_id(1) * 4;
+  const uint n = get_global_id(2) / out_height, oy = get_global_id(2) % out_height;
+  if (c >= channels || ox >= out_width) return;
+  __global float* yp = y + ((n * out_height + oy) * out_width + ox) * channels + c;
+  if (c + 8 > channels || ox + 4 > out_width) {
+    for (uint j = 0; j < 4 && ox + j < out_width; ++j)
+      for (uint o = c; o < c + 8 && o < channels; ++o) {
+        float sum = has_bias ? bias[o] : 0.0f;
+        for (uint ky = 0; ky < kernel_h; ++ky) {
+          const int iy = (int)(oy * stride_h + ky * dilation_h) - (int)pad_top;
+          if (iy < 0 || iy >= (int)height) continue;
+          for (uint kx = 0; kx < kernel_w; ++kx) {
+            const int ix = (int)((ox + j) * stride_w + kx * dilation_w) - (int)pad_left;
+            if (ix < 0 || ix >= (int)width) continue;
+            sum = fma(x[((n * height + iy) * width + ix) * channels + o], w[(ky * kernel_w + kx) * channels + o], sum);
+          }
+        }
+        yp[j * channels + o - c] = kiln_activate(sum, function, fa, fb);
+      }
+    return;
+  }
+  float8 s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+  for (uint ky = 0; ky < kernel_h; ++ky) {
+    const int iy = (int)(oy * stride_h + ky * dilation_h) - (int)pad_top;
+    if (iy < 0 || iy >= (int)height) continue;
+    __global const float* row = x + (n * height + iy) * width * channels + c;
+    for (uint kx = 0; kx < kernel_w; ++kx) {
+      const int ix0 = (int)(ox * stride_w + kx * dilation_w) - (int)pad_left;
+      const int step = (int)stride_w;
+      const float8 wv = vload8(0, w + (ky * kernel_w + kx) * channels + c);
+      const int ix1 = ix0 + step, ix2 = ix0 + 2 * step, ix3 = ix0 + 3 * step;
+      if (ix0 >= 0 && ix0 < (int)width) s0 = fma(vload8(0, row + ix0 * (int)channels), wv, s0);
+      if (ix1 >= 0 && ix1 < (int)width) s1 = fma(vload8(0, row + ix1 * (int)channels), wv, s1);
+      if (ix2 >= 0 && ix2 < (int)width) s2 = fma(vload8(0, row + ix2 * (int)channels), wv, s2);
+      if (ix3 >= 0 && ix3 < (int)width) s3 = fma(vload8(0, row + ix3 * (int)channels), wv, s3);
+    }
+  }
+  __global const float* bias_tile = bias + c;
+  convolution_store(yp, s0, bias_tile, has_bias, function, fa, fb);
+  convolution_store(yp + channels, s1, bias_tile, has_bias, function, fa, fb);
+  convolution_store(yp + 2 * channels, s2, bias_tile, has_bias, function, fa, fb);
+  convolution_store(yp + 3 * channels, s3, bias_tile, has_bias, function, fa, fb);
+}

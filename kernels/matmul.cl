@@ -31,8 +31,8 @@ __kernel void batch_mat_mul(__global const float* a, __global const float* b, __
 
 // GEMM: c[M, N] = a[M, K] * b[K, N] (+ bias[N]), then the fused activation; all row-major. Each
 // work-item computes a 4 x 8 tile, dimension 0 the tile column, 1 the tile row: eight-wide rows of
-// b against four rows of a keep 32 sums in registers. Tiles across the matrix edge take the
-// element-by-element path.
+// b against four rows of a keep 32 sums in registers. Tiles across the bottom edge go row by row,
+// tiles across the right edge element by element.
 #define GEMM_TILE_M 4
 #define GEMM_TILE_N 8
 
@@ -66,6 +66,14 @@ __kernel void gemm(__global const float* a, __global const float* b, __global co
     gemm_store_row(c + (row + 1) * n + col, s1, bias_tile, has_bias, function, fa, fb);
     gemm_store_row(c + (row + 2) * n + col, s2, bias_tile, has_bias, function, fa, fb);
     gemm_store_row(c + (row + 3) * n + col, s3, bias_tile, has_bias, function, fa, fb);
+    return;
+  }
+  if (col + GEMM_TILE_N <= n) {  // the last rows, fewer than four: eight columns at a time still
+    for (uint i = row; i < m; ++i) {
+      float8 sums = 0.0f;
+      for (uint p = 0; p < k; ++p) sums = fma((float8)(a[i * k + p]), vload8(0, b + p * n + col), sums);
+      gemm_store_row(c + i * n + col, sums, bias + col, has_bias, function, fa, fb);
+    }
     return;
   }
   for (uint i = row; i < min(row + GEMM_TILE_M, m); ++i)

@@ -19,6 +19,8 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends $missing
 fi
 
+# The backends are required, not auto-detected, so that a machine missing one fails here instead of
+# silently building (and testing) without it.
 if [ ! -f build/build.ninja ]; then
-  meson setup build --wrap-mode=nodownload
+  meson setup build --wrap-mode=nodownload -Dneon=enabled -Dopencl=enabled
 fi

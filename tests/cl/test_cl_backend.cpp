@@ -456,3 +456,45 @@ TEST_CASE("The on-disk program cache turns a second start's builds into binary l
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("The work-group tuner measures each kernel and shape once; later runtimes read its file", "[cl][tuner]") {
+  const auto path = std::filesystem::temp_directory_path() / ("kiln_cl_tuning_" + std::to_string(::getpid()) + ".txt");
+  std::filesystem::remove(path);
+  auto optimized = optimize<ClBackend, RefBackend>(examples::small_cnn());
+  REQUIRE(optimized);
+  const std::vector<float> x = examples::WeightGenerator(6).values(32 * 32 * 3, 1.0f);
+  const std::vector<float> expected = run_on_ref(examples::small_cnn(), x);
+  BackendOptions<ClBackend, RefBackend> options;
+  options.get<ClBackend>().tuning_file = path.string();
+  std::size_t tuned = 0;
+  {
+    options.get<ClBackend>().tune = true;
+    ClRuntime tuning({}, options);
+    auto id = tuning.load(*optimized);
+    REQUIRE(id);
+    check_close(run(tuning, *id, x), expected);  // the first run measures, and still computes right
+    check_close(run(tuning, *id, x), expected);
+    tuned = tuning.context<ClBackend>().tuned_sizes();
+    CHECK(tuned >= 5);  // one per kernel and global size of the network
+  }
+  std::size_t lines = 0;
+  std::ifstream file(path);
+  for (std::string line; std::getline(file, line);) ++lines;
+  CHECK(lines == tuned);
+  {
+    options.get<ClBackend>().tune = false;
+    ClRuntime tuned_runtime({}, options);
+    auto id = tuned_runtime.load(*optimized);
+    REQUIRE(id);
+    CHECK(tuned_runtime.context<ClBackend>().tuned_sizes() == tuned);
+    check_close(run(tuned_runtime, *id, x), expected);
+  }
+  std::ofstream(path, std::ios::trunc) << "gemm 8 16\n";
+  {
+    ClRuntime broken({}, options);
+    auto id = broken.load(*optimized);
+    REQUIRE_FALSE(id);
+    CHECK_THAT(id.status().message(), Catch::Contains("line 1 of the OpenCL tuning file") && Catch::Contains("gemm 8 16"));
+  }
+  std::filesystem::remove(path);
+}

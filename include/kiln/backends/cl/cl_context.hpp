@@ -2,7 +2,9 @@
 // ClBackend's per-runtime state: the device, context and queue, the program cache, and device memory.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -45,6 +47,14 @@ struct Options {
   /// options, device and driver, so that a later process loads them instead of compiling; empty
   /// means the environment variable KILN_CL_CACHE_DIR, and when that is unset too, no cache.
   std::string program_cache_dir;
+  /// A file of work-group sizes tuned earlier for each (kernel, global size), read when the device
+  /// opens; empty means the environment variable KILN_CL_TUNING_FILE, and when that is unset too,
+  /// the driver chooses every size.
+  std::string tuning_file;
+  /// Measure the work-group sizes the tuning file lacks: each such launch first tries the
+  /// candidate sizes once and keeps the fastest (Arm NN's CLTuner), and the file is rewritten with
+  /// the additions when the context ends (or at save_tuning()).
+  bool tune = false;
 };
 
 /// What `device` names, once the environment is consulted.
@@ -193,6 +203,31 @@ class Context {
     return buffer;
   }
 
+  // Work-group sizes.
+
+  /// The local size to launch `kernel` (called `name`) over `global` with: the tuned one, one
+  /// measured now when tuning (the kernel's arguments must be set), or the driver's choice.
+  cl::NDRange local_size(const cl::Kernel& kernel, const std::string& name, const cl::NDRange& global) {
+    const std::string key = tuning_key(name, global);
+    {
+      std::lock_guard lock(state_->tuning_mutex);
+      if (auto it = state_->tuned.find(key); it != state_->tuned.end()) return as_range(it->second, global.dimensions());
+      if (!state_->options.tune) return cl::NullRange;
+    }
+    const WorkGroup best = fastest_work_group(kernel, global);
+    std::lock_guard lock(state_->tuning_mutex);
+    state_->tuned.emplace(key, best);
+    state_->tuning_changed = true;
+    return as_range(best, global.dimensions());
+  }
+  /// How many (kernel, global size) pairs have a tuned work-group size.
+  std::size_t tuned_sizes() const {
+    std::lock_guard lock(state_->tuning_mutex);
+    return state_->tuned.size();
+  }
+  /// Writes the tuned sizes to the tuning file (also done when a tuning context ends).
+  Status save_tuning() const { return state_->save_tuning(); }
+
   // DeviceMemoryContext: what the runtime needs to plan and allocate ClBackend's tensors.
 
   /// Sub-buffer origins must be multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN (given in bits).
@@ -258,6 +293,81 @@ class Context {
     cl::Buffer buffer;
     std::vector<cl::Buffer> views;
   };
+  /// A work-group size; 0 in the first entry means the driver's choice (NullRange).
+  using WorkGroup = std::array<std::size_t, 3>;
+
+  static std::string tuning_key(const std::string& name, const cl::NDRange& global) {
+    std::string key = name;
+    for (std::size_t d = 0; d < 3; ++d) key += detail::str_cat(' ', d < global.dimensions() ? global.get()[d] : 1);
+    return key;
+  }
+  static cl::NDRange as_range(const WorkGroup& size, std::size_t dimensions) {
+    if (size[0] == 0) return cl::NullRange;
+    if (dimensions == 1) return cl::NDRange(size[0]);
+    if (dimensions == 2) return cl::NDRange(size[0], size[1]);
+    return cl::NDRange(size[0], size[1], size[2]);
+  }
+
+  /// Times `kernel` over `global` with the driver's choice and with every candidate size that
+  /// divides the global size (as OpenCL 1.2 requires), twice each, and returns the fastest.
+  WorkGroup fastest_work_group(const cl::Kernel& kernel, const cl::NDRange& global) {
+    std::size_t limit = 0;
+    kernel.getWorkGroupInfo(state_->device, CL_KERNEL_WORK_GROUP_SIZE, &limit);
+    std::vector<WorkGroup> candidates{{0, 1, 1}};
+    const std::size_t dims = global.dimensions();
+    for (std::size_t x : {1, 2, 4, 8, 16, 32, 64, 128, 256})
+      for (std::size_t y : {1, 2, 4, 8, 16}) {
+        if (dims == 1 && y != 1) continue;
+        const WorkGroup size{x, dims > 1 ? y : 1, 1};
+        if (x * size[1] < 4 || x * size[1] > limit || global.get()[0] % x != 0 || (dims > 1 && global.get()[1] % y != 0))
+          continue;
+        candidates.push_back(size);
+      }
+    WorkGroup best = candidates.front();
+    double best_time = std::numeric_limits<double>::infinity();
+    for (const WorkGroup& candidate : candidates)
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        cl::Event event;
+        if (state_->queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, as_range(candidate, dims), nullptr, &event) !=
+                CL_SUCCESS ||
+            event.wait() != CL_SUCCESS)
+          break;
+        cl_ulong start = 0, end = 0;
+        event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);
+        event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end);
+        if (static_cast<double>(end - start) < best_time) {
+          best_time = static_cast<double>(end - start);
+          best = candidate;
+        }
+      }
+    return best;
+  }
+
+  /// Reads the tuning file, when there is one: "kernel g0 g1 g2 l0 l1 l2" per line.
+  Status load_tuning() {
+    const std::string path = option_or_env(state_->options.tuning_file, "KILN_CL_TUNING_FILE");
+    state_->tuning_path = path;
+    if (path.empty()) return Status::ok();
+    std::ifstream file(path);
+    if (!file) {
+      if (state_->options.tune) return Status::ok();  // tuning creates it
+      return Status::error(ErrorCode::NotFound, "cannot read the OpenCL tuning file ", path);
+    }
+    std::string line;
+    for (std::size_t number = 1; std::getline(file, line); ++number) {
+      std::istringstream fields(line);
+      std::string name;
+      std::array<std::size_t, 3> global{};
+      WorkGroup local{};
+      if (line.empty()) continue;
+      if (!(fields >> name >> global[0] >> global[1] >> global[2] >> local[0] >> local[1] >> local[2]))
+        return Status::error(ErrorCode::InvalidArgument, "line ", number, " of the OpenCL tuning file ", path,
+                             " is not \"kernel g0 g1 g2 l0 l1 l2\": ", line);
+      state_->tuned.emplace(detail::str_cat(name, ' ', global[0], ' ', global[1], ' ', global[2]), local);
+    }
+    return Status::ok();
+  }
+
   struct State {
     Options options;
     std::once_flag opened;
@@ -269,6 +379,22 @@ class Context {
     std::map<std::string, cl::Program, std::less<>> programs;
     std::size_t programs_built = 0;
     std::size_t programs_loaded = 0;
+    mutable std::mutex tuning_mutex;
+    std::map<std::string, WorkGroup, std::less<>> tuned;
+    std::string tuning_path;
+    bool tuning_changed = false;
+
+    Status save_tuning() const {
+      std::lock_guard lock(tuning_mutex);
+      if (tuning_path.empty()) return Status::error(ErrorCode::InvalidArgument, "no OpenCL tuning file is set");
+      std::ofstream file(tuning_path, std::ios::trunc);
+      for (const auto& [key, local] : tuned) file << key << ' ' << local[0] << ' ' << local[1] << ' ' << local[2] << '\n';
+      if (!file) return Status::error(ErrorCode::InvalidArgument, "cannot write the OpenCL tuning file ", tuning_path);
+      return Status::ok();
+    }
+    ~State() {
+      if (options.tune && tuning_changed) (void)save_tuning();
+    }
   };
 
   Status open() {
@@ -282,7 +408,7 @@ class Context {
     // report device times without a second queue.
     state_->queue = cl::CommandQueue(state_->context, state_->device, CL_QUEUE_PROFILING_ENABLE, &err);
     if (err != CL_SUCCESS) return cl_error("clCreateCommandQueue", err);
-    return Status::ok();
+    return load_tuning();
   }
 
   std::string kernel_dir() const { return option_or_env(state_->options.kernel_dir, "KILN_CL_KERNEL_DIR"); }

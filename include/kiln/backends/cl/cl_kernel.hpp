@@ -93,26 +93,26 @@ Status require_int_indices(const WorkloadInfo<Op>& info) {
 class Launch {
  public:
   Launch() = default;
-  explicit Launch(cl::Kernel kernel) : state_(std::make_shared<State>(std::move(kernel))) {}
+  explicit Launch(cl::Kernel kernel)
+      : state_(std::make_shared<State>(kernel, kernel.getInfo<CL_KERNEL_FUNCTION_NAME>())) {}
 
   /// Enqueues the kernel over `global` work-items (nothing when one of its sizes is 0) with
-  /// `args`: cl_mem handles, cl::Buffers and plain values (scalars, cl_uint8...).
+  /// `args` (cl_mem handles, cl::Buffers and plain values: scalars, cl_uint8...) and the
+  /// work-group size the context's tuner chooses.
   template <class... Args>
-  Status operator()(const cl::CommandQueue& queue, const cl::NDRange& global, const cl::NDRange& local,
-                    const Args&... args) const {
+  Status operator()(Context& context, const cl::NDRange& global, const Args&... args) const {
     for (std::size_t d = 0; d < global.dimensions(); ++d)
       if (global.get()[d] == 0) return Status::ok();
     std::lock_guard lock(state_->mutex);
     cl_uint index = 0;
     cl_int err = CL_SUCCESS;
     ((err = err == CL_SUCCESS ? set(index++, args) : err), ...);
-    if (err != CL_SUCCESS) return cl_error(detail::str_cat("clSetKernelArg(", index - 1, ") of ", name()), err);
-    err = queue.enqueueNDRangeKernel(state_->kernel, cl::NullRange, global, local, nullptr, event_to_record());
-    if (err != CL_SUCCESS) return cl_error(detail::str_cat("clEnqueueNDRangeKernel(", name(), ')'), err);
+    if (err != CL_SUCCESS) return cl_error(detail::str_cat("clSetKernelArg(", index - 1, ") of ", state_->name), err);
+    const cl::NDRange local = context.local_size(state_->kernel, state_->name, global);
+    err = context.queue().enqueueNDRangeKernel(state_->kernel, cl::NullRange, global, local, nullptr, event_to_record());
+    if (err != CL_SUCCESS) return cl_error(detail::str_cat("clEnqueueNDRangeKernel(", state_->name, ')'), err);
     return Status::ok();
   }
-
-  std::string name() const { return state_->kernel.getInfo<CL_KERNEL_FUNCTION_NAME>(); }
 
  private:
   template <class T>
@@ -126,8 +126,9 @@ class Launch {
     }
   }
   struct State {
-    explicit State(cl::Kernel k) : kernel(std::move(k)) {}
+    State(cl::Kernel k, std::string n) : kernel(std::move(k)), name(std::move(n)) {}
     cl::Kernel kernel;
+    std::string name;
     std::mutex mutex;
   };
   std::shared_ptr<State> state_;

@@ -12,7 +12,7 @@ struct Workload<ops::Activation, ClBackend> : opencl::Float32Kernel<ops::Activat
     return make<Workload>(info, context, "elementwise", "activation");
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context.queue(), opencl::elements_of(out[0].info), cl::NullRange, input(in, 0),
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
                    opencl::buffer_of(out[0]), static_cast<cl_int>(params_.function), params_.a, params_.b);
   }
 

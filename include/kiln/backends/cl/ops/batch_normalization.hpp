@@ -12,7 +12,7 @@ struct Workload<ops::BatchNormalization, ClBackend> : opencl::Float32Kernel<ops:
     return make<Workload>(info, context, "elementwise", "batch_normalization");
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context.queue(), opencl::elements_of(out[0].info), cl::NullRange, input(in, 0), input(in, 1),
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), input(in, 1),
                    input(in, 2), input(in, 3), input(in, 4), opencl::buffer_of(out[0]),
                    static_cast<cl_uint>(in[0].info.shape.dim_from_end(0)), params_.epsilon);
   }

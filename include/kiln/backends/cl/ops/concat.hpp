@@ -27,7 +27,7 @@ struct Workload<ops::Concat, ClBackend> : opencl::DataMovementKernel<ops::Concat
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
     for (std::size_t i = 0; i < in.size(); ++i)
-      if (auto s = launch_(context.queue(), opencl::elements_of(in[i].info), cl::NullRange, input(in, i),
+      if (auto s = launch_(context, opencl::elements_of(in[i].info), input(in, i),
                            opencl::buffer_of(out[0]), parts_[i].dims, cl_int{0}, parts_[i].x_strides, bases_[i],
                            parts_[i].y_strides);
           !s)

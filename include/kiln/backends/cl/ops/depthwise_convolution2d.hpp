@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend DepthwiseConvolution2d, any channel multiplier, with fused activation (kernels/convolution.cl).
+// ClBackend DepthwiseConvolution2d with fused activation: a tiled kernel for channel multiplier 1, a
+// direct one for any other (kernels/convolution.cl).
 #pragma once
 
 #include "kiln/backends/cl/cl_kernel.hpp"
@@ -11,7 +12,10 @@ struct Workload<ops::DepthwiseConvolution2d, ClBackend> : opencl::Float32Kernel<
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, opencl::Context& context) {
-    return make<Workload>(info, context, "convolution", "depthwise_convolution2d");
+    const bool tiled = info.outputs[0].shape[3] == info.inputs[0].shape[3];
+    auto made = make<Workload>(info, context, "convolution", tiled ? "depthwise_convolution2d_tiled" : "depthwise_convolution2d");
+    if (made) made->tiled_ = tiled;
+    return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
     const TensorShape& xs = in[0].info.shape;
@@ -19,12 +23,20 @@ struct Workload<ops::DepthwiseConvolution2d, ClBackend> : opencl::Float32Kernel<
     const TensorShape& ys = out[0].info.shape;
     const bool has_bias = in.size() > 2;
     const opencl::ActivationArgs act(params_.activation);
-    return launch_(context.queue(), cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), cl::NullRange,
-                   input(in, 0), input(in, 1), input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), xs[1], xs[2],
-                   xs[3], ys[1], ws[1], ws[2], ys[3] / xs[3], params_.stride.height, params_.stride.width,
-                   params_.dilation.height, params_.dilation.width, params_.padding.top, params_.padding.left,
-                   cl_int{has_bias}, act.function, act.a, act.b);
+    const ops::DepthwiseConvolution2d::Params& p = params_;
+    if (tiled_)
+      return launch_(context, cl::NDRange((ys[3] + 7) / 8, (ys[2] + 3) / 4, std::size_t{ys[0]} * ys[1]), input(in, 0),
+                     input(in, 1), input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), xs[1], xs[2], xs[3], ys[1],
+                     ys[2], ws[1], ws[2], p.stride.height, p.stride.width, p.dilation.height, p.dilation.width,
+                     p.padding.top, p.padding.left, cl_int{has_bias}, act.function, act.a, act.b);
+    return launch_(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), input(in, 0), input(in, 1),
+                   input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), xs[1], xs[2], xs[3], ys[1], ws[1], ws[2],
+                   ys[3] / xs[3], p.stride.height, p.stride.width, p.dilation.height, p.dilation.width, p.padding.top,
+                   p.padding.left, cl_int{has_bias}, act.function, act.a, act.b);
   }
+
+ private:
+  bool tiled_ = false;  // channel multiplier 1: 4 columns x 8 channels per work-item
 };
 
 }  // namespace kiln

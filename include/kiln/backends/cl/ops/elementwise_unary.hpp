@@ -12,7 +12,7 @@ struct Workload<ops::ElementwiseUnary, ClBackend> : opencl::Float32Kernel<ops::E
     return make<Workload>(info, context, "elementwise", "unary");
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context.queue(), opencl::elements_of(out[0].info), cl::NullRange, input(in, 0),
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
                    opencl::buffer_of(out[0]), static_cast<cl_int>(params_.operation));
   }
 

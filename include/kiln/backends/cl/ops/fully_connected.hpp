@@ -30,10 +30,10 @@ struct Workload<ops::FullyConnected, ClBackend> : opencl::Float32Kernel<ops::Ful
     const bool has_bias = in.size() > 2;
     const opencl::ActivationArgs act(params_.activation);
     if (packed_)
-      return launch_(context.queue(), opencl::gemm_range(rows, columns), cl::NullRange, input(in, 0), input(in, 1),
+      return launch_(context, opencl::gemm_range(rows, columns), input(in, 0), input(in, 1),
                      input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), rows, columns, k, cl_int{has_bias},
                      act.function, act.a, act.b);
-    return launch_(context.queue(), cl::NDRange(columns, rows), cl::NullRange, input(in, 0), input(in, 1),
+    return launch_(context, cl::NDRange(columns, rows), input(in, 0), input(in, 1),
                    input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), k, cl_int{has_bias}, act.function, act.a,
                    act.b);
   }

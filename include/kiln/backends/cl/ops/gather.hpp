@@ -33,7 +33,7 @@ struct Workload<ops::Gather, ClBackend> : opencl::DataMovementKernel<ops::Gather
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
     const TensorShape& xs = in[0].info.shape;
     const cl::NDRange global(xs.num_elements(axis_ + 1, xs.rank()), in[1].info.num_elements(), xs.num_elements(0, axis_));
-    return launch_(context.queue(), global, cl::NullRange, input(in, 0), input(in, 1), opencl::buffer_of(out[0]),
+    return launch_(context, global, input(in, 0), input(in, 1), opencl::buffer_of(out[0]),
                    cl_uint{xs[axis_]});
   }
 

@@ -25,7 +25,7 @@ struct Workload<ops::Pad, ClBackend> : opencl::Float32Kernel<ops::Pad> {
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context.queue(), opencl::elements_of(out[0].info), cl::NullRange, input(in, 0),
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
                    opencl::buffer_of(out[0]), in_dims_, out_dims_, before_, x_strides_,
                    static_cast<cl_int>(params_.mode), std::bit_cast<cl_uint>(params_.value));
   }

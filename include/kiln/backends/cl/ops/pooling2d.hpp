@@ -19,7 +19,7 @@ struct Workload<ops::Pooling2d, ClBackend> : opencl::Float32Kernel<ops::Pooling2
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const ops::Pooling2d::Params& p = params_;
-    return launch_(context.queue(), cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), cl::NullRange, input(in, 0),
+    return launch_(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), input(in, 0),
                    opencl::buffer_of(out[0]), xs[1], xs[2], ys[1], p.window.height, p.window.width, p.stride.height,
                    p.stride.width, p.padding.top, p.padding.bottom, p.padding.left, p.padding.right,
                    cl_int{p.kind == ops::PoolingKind::Average}, cl_int{p.count_include_pad});

@@ -32,7 +32,7 @@ struct Workload<ops::Reduce, ClBackend> : opencl::Float32Kernel<ops::Reduce> {
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context.queue(), opencl::elements_of(out[0].info), cl::NullRange, input(in, 0),
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
                    opencl::buffer_of(out[0]), kept_dims_, kept_strides_, reduced_dims_, reduced_strides_, count_,
                    static_cast<cl_int>(params_.operation));
   }

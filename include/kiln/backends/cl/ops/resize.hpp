@@ -56,9 +56,9 @@ struct Workload<ops::Resize, ClBackend> : opencl::Float32Kernel<ops::Resize> {
     const TensorShape& ys = out[0].info.shape;
     const cl::NDRange global(ys[3], ys[2], std::size_t{ys[0]} * ys[1]);
     if (params_.method == ops::ResizeMethod::Nearest)
-      return launch_(context.queue(), global, cl::NullRange, input(in, 0), opencl::buffer_of(out[0]), tables_[0],
+      return launch_(context, global, input(in, 0), opencl::buffer_of(out[0]), tables_[0],
                      tables_[1], xs[1], xs[2], ys[1]);
-    return launch_(context.queue(), global, cl::NullRange, input(in, 0), opencl::buffer_of(out[0]), tables_[0],
+    return launch_(context, global, input(in, 0), opencl::buffer_of(out[0]), tables_[0],
                    tables_[1], tables_[2], tables_[3], xs[1], xs[2], ys[1]);
   }
 

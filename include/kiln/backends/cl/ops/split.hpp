@@ -27,7 +27,7 @@ struct Workload<ops::Split, ClBackend> : opencl::DataMovementKernel<ops::Split> 
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
     for (std::size_t i = 0; i < out.size(); ++i)
-      if (auto s = launch_(context.queue(), opencl::elements_of(out[i].info), cl::NullRange, input(in, 0),
+      if (auto s = launch_(context, opencl::elements_of(out[i].info), input(in, 0),
                            opencl::buffer_of(out[i]), parts_[i].dims, bases_[i], parts_[i].x_strides, cl_int{0},
                            parts_[i].y_strides);
           !s)

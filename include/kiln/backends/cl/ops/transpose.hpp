@@ -23,7 +23,7 @@ struct Workload<ops::Transpose, ClBackend> : opencl::DataMovementKernel<ops::Tra
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context.queue(), opencl::elements_of(out[0].info), cl::NullRange, input(in, 0),
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
                    opencl::buffer_of(out[0]), copy_.dims, cl_int{0}, copy_.x_strides, cl_int{0}, copy_.y_strides);
   }
 
