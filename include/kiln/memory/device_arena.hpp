@@ -29,4 +29,12 @@ class DeviceArena {
   ViewFn view_ = nullptr;
 };
 
+/// Host memory a device backend reads in place for one inference (ClBackend: a buffer made with
+/// CL_MEM_USE_HOST_PTR around the user's input): `handle` is what its workloads receive as
+/// Tensor::data, `owner` keeps it alive.
+struct DeviceImport {
+  void* handle = nullptr;
+  std::shared_ptr<void> owner;
+};
+
 }  // namespace kiln

@@ -67,18 +67,27 @@ struct DeviceMemoryKind {
   void* context = nullptr;
   Expected<DeviceArena> (*allocate)(void* context, std::uint64_t bytes) = nullptr;
   Status (*read)(void* context, const void* handle, void* host, std::uint64_t bytes) = nullptr;
+  /// Wraps host memory for the device to read in place; nullptr when the context cannot.
+  Expected<DeviceImport> (*import_host)(void* context, const void* host, std::uint64_t bytes) = nullptr;
   std::size_t alignment = 1;
   std::uint64_t arena_bytes = 0;
 
   template <class B>
   static DeviceMemoryKind of(typename B::context& context) {
     using Context = typename B::context;
-    return {B::memory::name, &context,
-            [](void* c, std::uint64_t bytes) { return static_cast<Context*>(c)->allocate_arena(bytes); },
-            [](void* c, const void* handle, void* host, std::uint64_t bytes) {
-              return static_cast<Context*>(c)->read(handle, host, bytes);
-            },
-            std::max<std::size_t>(B::alignment, context.arena_alignment())};
+    DeviceMemoryKind kind{B::memory::name, &context,
+                          [](void* c, std::uint64_t bytes) { return static_cast<Context*>(c)->allocate_arena(bytes); },
+                          [](void* c, const void* handle, void* host, std::uint64_t bytes) {
+                            return static_cast<Context*>(c)->read(handle, host, bytes);
+                          },
+                          nullptr, std::max<std::size_t>(B::alignment, context.arena_alignment())};
+    if constexpr (requires(const void* host, std::uint64_t bytes) {
+                    { context.import_host(host, bytes) } -> std::same_as<Expected<DeviceImport>>;
+                  })
+      kind.import_host = [](void* c, const void* host, std::uint64_t bytes) {
+        return static_cast<Context*>(c)->import_host(host, bytes);
+      };
+    return kind;
   }
 };
 
@@ -95,6 +104,11 @@ struct Step {
   /// Input steps: every view that reads the input tensor (retargeted when importing).
   /// Output steps: the producer's view of the output tensor, when that producer may export.
   std::vector<std::pair<std::size_t, std::size_t>> zero_copy_views;  ///< (step, position)
+  /// Host-to-device copies of a network input whose device can read host memory in place: the
+  /// copy's device memory kind (1-based, as TensorSlot::memory) and the views that read its
+  /// output, which an importing inference points at the user's buffer instead, skipping the copy.
+  std::uint8_t import_kind = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> device_readers;  ///< (step, position)
   /// Steps on a backend with a DeviceTimingContext: how a profiled run brackets them.
   void (*begin_device_timing)(void* context) = nullptr;
   std::function<std::optional<DeviceSpan>()> (*end_device_timing)(void* context) = nullptr;
@@ -108,6 +122,8 @@ struct WorkingMemory {
   std::vector<std::vector<ConstTensor>> inputs;  ///< per step
   std::vector<std::vector<Tensor>> outputs;      ///< per step
   std::vector<bool> exported;                    ///< per step: this inference's output went in place
+  std::vector<bool> skipped;                     ///< per step: a copy this inference's import made unneeded
+  std::vector<DeviceImport> device_imports;      ///< the user buffers wrapped for the last inference
   bool allocated = false;
 };
 
@@ -147,6 +163,7 @@ class LoadedNetwork {
   void release(WorkingMemory& memory) const {
     memory.arena.release();
     memory.device_arenas.clear();
+    memory.device_imports.clear();
     memory.inputs.clear();
     memory.outputs.clear();
     memory.exported.clear();
@@ -185,6 +202,9 @@ class LoadedNetwork {
   Status run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
                    InferenceTiming* timing) const;
   void find_zero_copy_views();
+  /// Points the device readers of `input`'s copies at `host` wrapped for their device, skipping the
+  /// copies, or (host == nullptr, or the device cannot wrap it) back at the copies' outputs.
+  Status import_to_devices(WorkingMemory& memory, const Step& input, const void* host) const;
   /// Shows the outputs of step `s` to the debug callback, read back to the host if they live on a device.
   Status report_outputs(const WorkingMemory& memory, std::size_t s) const;
   bool aligned(const void* p) const { return reinterpret_cast<std::uintptr_t>(p) % alignment_ == 0; }
@@ -420,11 +440,32 @@ inline Status LoadedNetwork::allocate(WorkingMemory& memory) const {
   memory.inputs.assign(steps_.size(), {});
   memory.outputs.assign(steps_.size(), {});
   memory.exported.assign(steps_.size(), false);
+  memory.skipped.assign(steps_.size(), false);
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     for (std::size_t t : steps_[s].inputs) memory.inputs[s].push_back({tensors_[t].info, address(t)});
     for (std::size_t t : steps_[s].outputs) memory.outputs[s].push_back({tensors_[t].info, address(t)});
   }
   memory.allocated = true;
+  return Status::ok();
+}
+
+inline Status LoadedNetwork::import_to_devices(WorkingMemory& memory, const Step& input, const void* host) const {
+  for (const auto& [copy_step, position] : input.zero_copy_views) {
+    const Step& copy = steps_[copy_step];
+    if (copy.import_kind == 0) continue;
+    const void* handle = memory.outputs[copy_step][0].data;
+    memory.skipped[copy_step] = false;
+    const std::uint64_t bytes = memory.outputs[copy_step][0].info.num_bytes();
+    if (host != nullptr && bytes != 0) {
+      const DeviceMemoryKind& kind = device_kinds_[copy.import_kind - 1];
+      auto imported = kind.import_host(kind.context, host, bytes);
+      if (!imported) return imported.status();
+      handle = imported->handle;
+      memory.device_imports.push_back(std::move(*imported));
+      memory.skipped[copy_step] = true;
+    }
+    for (const auto& [reader, slot] : copy.device_readers) memory.inputs[reader][slot].data = handle;
+  }
   return Status::ok();
 }
 
@@ -448,12 +489,26 @@ inline Status LoadedNetwork::report_outputs(const WorkingMemory& memory, std::si
 }
 
 inline void LoadedNetwork::find_zero_copy_views() {
+  auto readers_of = [&](std::size_t tensor) {
+    std::vector<std::pair<std::size_t, std::size_t>> views;
+    for (std::size_t s = 0; s < steps_.size(); ++s)
+      for (std::size_t k = 0; k < steps_[s].inputs.size(); ++k)
+        if (steps_[s].inputs[k] == tensor) views.emplace_back(s, k);
+    return views;
+  };
   for (Step& step : steps_) {
     if (step.kind == Step::Kind::Input) {
-      const std::size_t tensor = step.outputs[0];
-      for (std::size_t s = 0; s < steps_.size(); ++s)
-        for (std::size_t k = 0; k < steps_[s].inputs.size(); ++k)
-          if (steps_[s].inputs[k] == tensor) step.zero_copy_views.emplace_back(s, k);
+      step.zero_copy_views = readers_of(step.outputs[0]);
+      // A copy of this input to a device that reads host memory in place can be skipped.
+      for (const auto& [reader, position] : step.zero_copy_views) {
+        Step& copy = steps_[reader];
+        const std::uint8_t kind = tensors_[copy.outputs[0]].memory;
+        if (copy.kind != Step::Kind::Compute || layer_ops_[copy.layer] != ops::MemCopy::name || kind == 0 ||
+            device_kinds_[kind - 1].import_host == nullptr)
+          continue;
+        copy.import_kind = kind;
+        copy.device_readers = readers_of(copy.outputs[0]);
+      }
     }
     if (step.kind == Step::Kind::Output) {
       // Exportable: an intermediate tensor whose only reader is this output.
@@ -546,6 +601,7 @@ template <bool Profiled>
 Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs,
                                 std::span<const OutputBinding> outputs, InferenceTiming* timing) const {
   const auto start = Clock::now();
+  memory.device_imports.clear();  // the last inference's wrapped buffers; the device is done with them
   // Profiled device steps: which timing entry each fills in once the device has finished.
   std::vector<std::pair<std::size_t, std::function<std::optional<DeviceSpan>()>>> device_timings;
   // Point every exporting producer at the user's buffer, or back at the arena (the output step's
@@ -575,6 +631,8 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
           if (options_.import_inputs) {
             const void* source = import ? b.tensor.data : memory.outputs[s][0].data;
             for (const auto& [reader, position] : step.zero_copy_views) memory.inputs[reader][position].data = source;
+            if (auto status = import_to_devices(memory, step, import ? b.tensor.data : nullptr); !status)
+              return status.with_context(detail::str_cat("importing input binding ", b.id));
           }
           if (!import && b.tensor.info.num_bytes() != 0)
             std::memcpy(memory.outputs[s][0].data, b.tensor.data, b.tensor.info.num_bytes());
@@ -586,6 +644,7 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
             std::memcpy(b.tensor.data, memory.inputs[s][0].data, b.tensor.info.num_bytes());
         break;
       case Step::Kind::Compute: {
+        if (memory.skipped[s]) break;
         const auto layer_start = Profiled ? Clock::now() : Clock::time_point{};
         if (Profiled && step.begin_device_timing) step.begin_device_timing(step.context);
         Status status = step.workload.run(memory.inputs[s], memory.outputs[s], step.context);

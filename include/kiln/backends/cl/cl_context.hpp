@@ -280,6 +280,17 @@ class Context {
     };
   }
 
+  /// The user's input buffer as a device buffer over the same memory (CL_MEM_USE_HOST_PTR), which
+  /// the kernels read in place where the device shares host memory (a CPU device, integrated GPUs)
+  /// and the driver copies on its own where it does not.
+  Expected<DeviceImport> import_host(const void* host, std::uint64_t bytes) {
+    cl_int err = CL_SUCCESS;
+    auto buffer = std::make_shared<cl::Buffer>(state_->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes,
+                                               const_cast<void*>(host), &err);
+    if (err != CL_SUCCESS) return cl_error(detail::str_cat("clCreateBuffer(CL_MEM_USE_HOST_PTR, ", bytes, " bytes)"), err);
+    return DeviceImport{(*buffer)(), buffer};
+  }
+
   /// Blocking read of a device tensor (the debug callback's view of it).
   Status read(const void* handle, void* host, std::uint64_t bytes) {
     if (bytes == 0) return Status::ok();
