@@ -339,8 +339,9 @@ TEST_CASE("Imported inputs are read by the device in place; exported outputs are
   alignas(64) static float input[1 << 12 | 1], output[1 << 12];
   REQUIRE(in_info.num_elements() + 1 <= std::size(input));
   auto copies_in_last_inference = [&] {
+    const Profile profile = *runtime.profile(*id);  // kept: a temporary in the loop's range would die first
     std::size_t copies = 0;
-    for (const LayerTiming& layer : runtime.profile(*id)->inferences.back().layers) copies += layer.op == "MemCopy" ? 1 : 0;
+    for (const LayerTiming& layer : profile.inferences.back().layers) copies += layer.op == "MemCopy" ? 1 : 0;
     return copies;
   };
   for (std::uint64_t seed : {9u, 10u}) {  // new values in the same buffer: nothing stale is read
