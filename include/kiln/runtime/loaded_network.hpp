@@ -502,10 +502,9 @@ inline void LoadedNetwork::find_zero_copy_views() {
       // A copy of this input to a device that reads host memory in place can be skipped.
       for (const auto& [reader, position] : step.zero_copy_views) {
         Step& copy = steps_[reader];
+        if (copy.kind != Step::Kind::Compute || layer_ops_[copy.layer] != ops::MemCopy::name) continue;
         const std::uint8_t kind = tensors_[copy.outputs[0]].memory;
-        if (copy.kind != Step::Kind::Compute || layer_ops_[copy.layer] != ops::MemCopy::name || kind == 0 ||
-            device_kinds_[kind - 1].import_host == nullptr)
-          continue;
+        if (kind == 0 || device_kinds_[kind - 1].import_host == nullptr) continue;
         copy.import_kind = kind;
         copy.device_readers = readers_of(copy.outputs[0]);
       }
