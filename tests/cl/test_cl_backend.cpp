@@ -145,14 +145,14 @@ TEST_CASE("A kernel that does not compile fails the load with the compiler's bui
   REQUIRE(optimized);
   auto id = runtime.load(*optimized);
   REQUIRE_FALSE(id);
+  // The multi-line log is shown only when a check fails: Catch's TAP reporter prints the messages
+  // of passing checks too, and their line breaks would break the TAP stream.
   const std::string message = id.status().message();
-  INFO(message);
   CHECK(id.status().code() == ErrorCode::DeviceError);
-  // Checked as one bool: the multi-line log inside a passing CHECK_THAT would break the TAP stream.
   bool names_layer_file_and_error = true;
   for (const char* part : {"layer 'relu'", "kernels/elementwise.cl", "build log", "undeclared_value", "elementwise.cl:"})
     names_layer_file_and_error = names_layer_file_and_error && message.find(part) != std::string::npos;
-  CHECK(names_layer_file_and_error);
+  if (!names_layer_file_and_error) FAIL_CHECK(message);
   std::filesystem::remove_all(dir);
 }
 
