@@ -46,3 +46,13 @@ inline int kiln_offset(uint index, uint8 dims, int8 strides) {
   offset += (int)index * strides.s0;
   return offset;
 }
+
+// Stores eight sums of one row of a tile at `y`, each plus its bias (when has_bias) and through
+// the activation: the last step of the tiled convolution and GEMM kernels.
+inline void kiln_store8(__global float* y, float8 sums, __global const float* bias, int has_bias, int function,
+                        float fa, float fb) {
+  float v[8];
+  vstore8(sums, 0, v);
+  for (int j = 0; j < 8; ++j) v[j] = kiln_activate(v[j] + (has_bias ? bias[j] : 0.0f), function, fa, fb);
+  vstore8(vload8(0, v), 0, y);
+}

@@ -85,14 +85,6 @@ __kernel void transpose_convolution2d(__global const float* x, __global const fl
 // eight-wide weight load serving four inputs, as the gemm kernel does. Dimension 0 the group of 8
 // channels, 1 the group of 4 columns, 2 the batch and output row. Tiles across the channel or
 // column edge take the element-by-element path.
-inline void convolution_store(__global float* y, float8 sums, __global const float* bias, int has_bias, int function,
-                              float fa, float fb) {
-  float v[8];
-  vstore8(sums, 0, v);
-  for (int j = 0; j < 8; ++j) v[j] = kiln_activate(v[j] + (has_bias ? bias[j] : 0.0f), function, fa, fb);
-  vstore8(vload8(0, v), 0, y);
-}
-
 __kernel void convolution2d_tiled(__global const float* x, __global const float* w, __global const float* bias,
                                   __global float* y, uint height, uint width, uint channels, uint out_height,
                                   uint out_width, uint out_channels, uint kernel_h, uint kernel_w, uint stride_h,
@@ -148,10 +140,10 @@ __kernel void convolution2d_tiled(__global const float* x, __global const float*
     }
   }
   __global const float* bias_tile = bias + oc;
-  convolution_store(yp, s0, bias_tile, has_bias, function, fa, fb);
-  convolution_store(yp + out_channels, s1, bias_tile, has_bias, function, fa, fb);
-  convolution_store(yp + 2 * out_channels, s2, bias_tile, has_bias, function, fa, fb);
-  convolution_store(yp + 3 * out_channels, s3, bias_tile, has_bias, function, fa, fb);
+  kiln_store8(yp, s0, bias_tile, has_bias, function, fa, fb);
+  kiln_store8(yp + out_channels, s1, bias_tile, has_bias, function, fa, fb);
+  kiln_store8(yp + 2 * out_channels, s2, bias_tile, has_bias, function, fa, fb);
+  kiln_store8(yp + 3 * out_channels, s3, bias_tile, has_bias, function, fa, fb);
 }
 
 // DepthwiseConvolution2d with one output channel per input channel: each work-item computes 4
@@ -201,8 +193,8 @@ __kernel void depthwise_convolution2d_tiled(__global const float* x, __global co
     }
   }
   __global const float* bias_tile = bias + c;
-  convolution_store(yp, s0, bias_tile, has_bias, function, fa, fb);
-  convolution_store(yp + channels, s1, bias_tile, has_bias, function, fa, fb);
-  convolution_store(yp + 2 * channels, s2, bias_tile, has_bias, function, fa, fb);
-  convolution_store(yp + 3 * channels, s3, bias_tile, has_bias, function, fa, fb);
+  kiln_store8(yp, s0, bias_tile, has_bias, function, fa, fb);
+  kiln_store8(yp + channels, s1, bias_tile, has_bias, function, fa, fb);
+  kiln_store8(yp + 2 * channels, s2, bias_tile, has_bias, function, fa, fb);
+  kiln_store8(yp + 3 * channels, s3, bias_tile, has_bias, function, fa, fb);
 }

@@ -36,14 +36,6 @@ __kernel void batch_mat_mul(__global const float* a, __global const float* b, __
 #define GEMM_TILE_M 4
 #define GEMM_TILE_N 8
 
-inline void gemm_store_row(__global float* c, float8 sums, __global const float* bias, int has_bias, int function,
-                           float fa, float fb) {
-  float v[8];
-  vstore8(sums, 0, v);
-  for (int j = 0; j < 8; ++j) v[j] = kiln_activate(v[j] + (has_bias ? bias[j] : 0.0f), function, fa, fb);
-  vstore8(vload8(0, v), 0, c);
-}
-
 __kernel void gemm(__global const float* a, __global const float* b, __global const float* bias, __global float* c,
                    uint m, uint n, uint k, int has_bias, int function, float fa, float fb) {
   const uint col = get_global_id(0) * GEMM_TILE_N, row = get_global_id(1) * GEMM_TILE_M;
@@ -62,17 +54,17 @@ __kernel void gemm(__global const float* a, __global const float* b, __global co
       s3 = fma((float8)(a3[p]), bp, s3);
     }
     __global const float* bias_tile = bias + col;
-    gemm_store_row(c + row * n + col, s0, bias_tile, has_bias, function, fa, fb);
-    gemm_store_row(c + (row + 1) * n + col, s1, bias_tile, has_bias, function, fa, fb);
-    gemm_store_row(c + (row + 2) * n + col, s2, bias_tile, has_bias, function, fa, fb);
-    gemm_store_row(c + (row + 3) * n + col, s3, bias_tile, has_bias, function, fa, fb);
+    kiln_store8(c + row * n + col, s0, bias_tile, has_bias, function, fa, fb);
+    kiln_store8(c + (row + 1) * n + col, s1, bias_tile, has_bias, function, fa, fb);
+    kiln_store8(c + (row + 2) * n + col, s2, bias_tile, has_bias, function, fa, fb);
+    kiln_store8(c + (row + 3) * n + col, s3, bias_tile, has_bias, function, fa, fb);
     return;
   }
   if (col + GEMM_TILE_N <= n) {  // the last rows, fewer than four: eight columns at a time still
     for (uint i = row; i < m; ++i) {
       float8 sums = 0.0f;
       for (uint p = 0; p < k; ++p) sums = fma((float8)(a[i * k + p]), vload8(0, b + p * n + col), sums);
-      gemm_store_row(c + i * n + col, sums, bias + col, has_bias, function, fa, fb);
+      kiln_store8(c + i * n + col, sums, bias + col, has_bias, function, fa, fb);
     }
     return;
   }
