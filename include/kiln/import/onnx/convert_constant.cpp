@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX ops that make constants: Constant, Shape, ConstantOfShape, Range, and Cast of a constant.
+// They never become layers; exporters use them for shape arithmetic that the importer folds.
+#include <cmath>
+#include <limits>
+
+#include "kiln/import/onnx/importer.hpp"
+
+namespace kiln::onnx::detail {
+namespace {
+
+Status constant(Importer& im) {
+  const auto& attributes = im.node().attribute();
+  if (attributes.size() != 1) return im.invalid("a Constant node needs exactly one value attribute");
+  const auto& a = attributes[0];
+  ConstValue value;
+  DataType type = DataType::Float32;
+  if (a.name() == "value") {
+    KILN_ONNX_TRY(read, read_constant(a.t()));
+    KILN_ONNX_TRY(kiln, kiln_type(a.t().data_type()));
+    value = read;
+    type = kiln;
+  } else if (a.name() == "value_float") {
+    value = {{}, true, false, {a.f()}, {}};
+  } else if (a.name() == "value_floats") {
+    value = {{a.floats_size()}, true, false, {a.floats().begin(), a.floats().end()}, {}};
+  } else if (a.name() == "value_int") {
+    value = {{}, false, false, {}, {a.i()}};
+    type = DataType::Signed32;
+  } else if (a.name() == "value_ints") {
+    value = {{a.ints_size()}, false, false, {}, {a.ints().begin(), a.ints().end()}};
+    type = DataType::Signed32;
+  } else {
+    return im.error("attribute '", a.name(), "' (sparse and string constants are not supported)");
+  }
+  im.define_constant(0, std::move(value), type);
+  return Status::ok();
+}
+
+Status shape(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const auto rank = static_cast<std::int64_t>(x->dims.size());
+  auto clamp = [rank](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + rank : v, 0, rank); };
+  const std::int64_t start = clamp(im.attr_int("start", 0)), end = clamp(im.attr_int("end", rank));
+  ConstValue value{{std::max<std::int64_t>(end - start, 0)}, false, false, {}, {}};
+  for (std::int64_t d = start; d < end; ++d) value.ints.push_back(x->dims[static_cast<std::size_t>(d)]);
+  im.define_constant(0, std::move(value), DataType::Signed32);
+  return Status::ok();
+}
+
+Status constant_of_shape(Importer& im) {
+  KILN_ONNX_TRY(shape, im.constant_input(0, "shape"));
+  ConstValue fill{{}, true, false, {0.0f}, {}};
+  DataType type = DataType::Float32;
+  if (const auto* a = im.attr("value")) {
+    KILN_ONNX_TRY(read, read_constant(a->t()));
+    KILN_ONNX_TRY(kiln, kiln_type(a->t().data_type()));
+    if (read.size() != 1) return im.invalid("value must hold one element");
+    fill = read;
+    type = kiln;
+  }
+  ConstValue value{{}, fill.is_float, fill.is_bool, {}, {}};
+  std::uint64_t count = 1;
+  for (std::size_t i = 0; i < shape->size(); ++i) {
+    const std::int64_t d = shape->int_at(i);
+    if (d < 0 || (d != 0 && count > (std::uint64_t{1} << 31) / static_cast<std::uint64_t>(d)))
+      return im.invalid("shape entry ", d, " is out of range");
+    count *= static_cast<std::uint64_t>(d);
+    value.dims.push_back(d);
+  }
+  if (value.is_float) value.floats.assign(count, fill.floats[0]);
+  else value.ints.assign(count, fill.ints[0]);
+  im.define_constant(0, std::move(value), type);
+  return Status::ok();
+}
+
+Status cast(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const auto to = im.attr_int("to");
+  if (!to) return im.invalid("'to' is missing");
+  KILN_ONNX_TRY(type, kiln_type(static_cast<std::int32_t>(*to)));
+  if (!x->constant) {
+    // A computed tensor keeps its type: float to float32, integers to 32 or 64 bits, bool to bool.
+    const bool same = type == DataType::Float32 ? *to == ::onnx::TensorProto::FLOAT
+                      : type == DataType::Signed32 ? *to == ::onnx::TensorProto::INT32 || *to == ::onnx::TensorProto::INT64
+                                                   : true;
+    if (type != x->type || !same)
+      return im.error("Cast of a computed tensor from ", to_string(x->type), " to ",
+                      onnx_type_name(static_cast<std::int32_t>(*to)), " (only constants are cast)");
+    im.define_value(0, *x);
+    return Status::ok();
+  }
+  const ConstValue& in = *x->constant;
+  ConstValue out{in.dims, type == DataType::Float32, type == DataType::Boolean, {}, {}};
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (out.is_float) {
+      out.floats.push_back(in.float_at(i));
+    } else if (out.is_bool) {
+      out.ints.push_back(in.float_at(i) != 0.0f ? 1 : 0);
+    } else {
+      const double v = in.is_float ? std::trunc(static_cast<double>(in.floats[i])) : static_cast<double>(in.ints[i]);
+      if (!(std::abs(v) < 9.2e18)) return im.invalid("value ", v, " does not fit an integer");
+      out.ints.push_back(in.is_float ? static_cast<std::int64_t>(v) : in.ints[i]);
+    }
+  }
+  im.define_constant(0, std::move(out), type);
+  return Status::ok();
+}
+
+Status range(Importer& im) {
+  KILN_ONNX_TRY(start, im.constant_input(0, "start"));
+  KILN_ONNX_TRY(limit, im.constant_input(1, "limit"));
+  KILN_ONNX_TRY(delta, im.constant_input(2, "delta"));
+  if (start->size() != 1 || limit->size() != 1 || delta->size() != 1) return im.invalid("inputs must be scalars");
+  const double first = start->is_float ? start->floats[0] : static_cast<double>(start->ints[0]);
+  const double last = limit->is_float ? limit->floats[0] : static_cast<double>(limit->ints[0]);
+  const double step = delta->is_float ? delta->floats[0] : static_cast<double>(delta->ints[0]);
+  if (step == 0.0) return im.invalid("delta is zero");
+  const double count = std::max(std::ceil((last - first) / step), 0.0);
+  if (!(count < double{1 << 30})) return im.invalid("the range has too many elements");
+  ConstValue value{{static_cast<std::int64_t>(count)}, start->is_float, false, {}, {}};
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) {
+    if (value.is_float) value.floats.push_back(static_cast<float>(first + static_cast<double>(i) * step));
+    else value.ints.push_back(start->ints[0] + i * delta->int_at(0));
+  }
+  KILN_ONNX_TRY(x, im.input(0));
+  im.define_constant(0, std::move(value), x->type);
+  return Status::ok();
+}
+
+constexpr ConverterEntry converters[] = {
+    {"Cast", cast}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape}, {"Range", range}, {"Shape", shape},
+};
+
+}  // namespace
+
+std::span<const ConverterEntry> constant_converters() { return converters; }
+
+}  // namespace kiln::onnx::detail

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX Conv and ConvTranspose, 1-D and 2-D, as kiln's NHWC convolutions. Constant weights are
+// permuted into kiln's layout once, here; weights computed by the graph get a Transpose layer.
+#include <algorithm>
+
+#include "kiln/import/onnx/importer.hpp"
+
+namespace kiln::onnx::detail {
+namespace {
+
+// The weights as a kiln tensor: ONNX's [A, B, K...] viewed as 4-D `dims4` ([A, B, 1, K] for 1-D),
+// then permuted by `perm`.
+Expected<OutputSlot> permuted_weights(Importer& im, Value& w, std::vector<std::int64_t> dims4,
+                                      std::span<const std::size_t> perm) {
+  if (w.constant) {
+    std::vector<std::int64_t> out_dims;
+    for (std::size_t d : perm) out_dims.push_back(dims4[d]);
+    ConstValue permuted = w.constant->gathered(out_dims, transpose_order(dims4, perm));
+    return im.add_constant(permuted, w.type, "weights");
+  }
+  KILN_ONNX_TRY(slot, im.plain(w));
+  OutputSlot source = slot;
+  if (w.dims.size() == 3) {
+    KILN_ONNX_TRY(as_4d, im.add<ops::Reshape>({dims4}, {slot}, "weights_as_2d"));
+    source = as_4d;
+  }
+  return im.add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {source}, "weights");
+}
+
+std::vector<std::int64_t> weights_4d(std::span<const std::int64_t> dims) {
+  if (dims.size() == 3) return {dims[0], dims[1], 1, dims[2]};
+  return {dims.begin(), dims.end()};
+}
+
+Status check_ranks(const Importer& im, const Value& x, const Value& w) {
+  if (x.dims.size() != 3 && x.dims.size() != 4)
+    return im.error("input has ", x.dims.size(), " dimensions; kiln runs 1-D and 2-D convolutions");
+  if (w.dims.size() != x.dims.size())
+    return im.invalid("weights have ", w.dims.size(), " dimensions but the input has ", x.dims.size());
+  return Status::ok();
+}
+
+Status conv(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(w, im.input(1));
+  if (auto s = check_ranks(im, *x, *w); !s) return s;
+  const bool one_d = x->dims.size() == 3;
+  const std::int64_t group = im.attr_int("group", 1);
+  const std::int64_t channels = x->dims[1];
+  if (group <= 0 || channels % group != 0 || w->dims[0] % group != 0 || w->dims[1] * group != channels)
+    return im.invalid("group ", group, " does not fit input channels ", channels, " and weights [", w->dims[0], ", ",
+                      w->dims[1], ", ...]");
+  const std::span<const std::int64_t> spatial(x->dims.begin() + 2, x->dims.end());
+  KILN_ONNX_TRY(window, read_window(im, spatial, std::span<const std::int64_t>(w->dims.begin() + 2, w->dims.end())));
+  KILN_ONNX_TRY(input, nhwc_input(im, *x));
+  const bool depthwise = group > 1 && group == channels && w->dims[1] == 1;
+  constexpr std::size_t ohwi[] = {0, 2, 3, 1}, ihwo[] = {1, 2, 3, 0};
+  KILN_ONNX_TRY(weights, permuted_weights(im, *w, weights_4d(w->dims), depthwise ? ihwo : ohwi));
+  std::vector<OutputSlot> inputs{input, weights};
+  if (im.has_input(2)) {
+    KILN_ONNX_TRY(b, im.input(2));
+    KILN_ONNX_TRY(bias, im.plain(*b));
+    inputs.push_back(bias);
+  }
+  auto y = depthwise ? im.add<ops::DepthwiseConvolution2d>({window.padding, window.stride, window.dilation}, inputs)
+                     : im.add<ops::Convolution2d>(
+                           {window.padding, window.stride, window.dilation, static_cast<std::uint32_t>(group)}, inputs);
+  if (!y) return y.status();
+  return define_nhwc_output(im, *y, one_d);
+}
+
+Status conv_transpose(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(w, im.input(1));
+  if (auto s = check_ranks(im, *x, *w); !s) return s;
+  const bool one_d = x->dims.size() == 3;
+  const std::size_t axes = x->dims.size() - 2;
+  if (im.attr_int("group", 1) != 1) return im.error("group ", im.attr_int("group", 1), " (kiln's TransposeConvolution2d has group 1)");
+  if (w->dims[0] != x->dims[1])
+    return im.invalid("weights [", w->dims[0], ", ...] do not match input channels ", x->dims[1]);
+  KILN_ONNX_TRY(strides, spatial_attr(im, "strides", axes, 1));
+  KILN_ONNX_TRY(dilations, spatial_attr(im, "dilations", axes, 1));
+  if (std::ranges::any_of(dilations, [](std::int64_t d) { return d != 1; }))
+    return im.error("dilations other than 1 (kiln's TransposeConvolution2d has none)");
+  KILN_ONNX_TRY(pads, spatial_attr(im, "pads", axes, 0));
+  std::vector<std::int64_t> output_padding = im.attr_ints("output_padding").value_or(std::vector<std::int64_t>(axes, 0));
+  if (output_padding.size() != axes) return im.invalid("output_padding has ", output_padding.size(), " values");
+  const std::string auto_pad = im.attr_string("auto_pad").value_or("NOTSET");
+  auto output_shape = im.attr_ints("output_shape");
+  if (output_shape && output_shape->size() == axes + 2) output_shape->erase(output_shape->begin(), output_shape->begin() + 2);
+  if (!output_shape && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")) {
+    output_shape.emplace();
+    for (std::size_t a = 0; a < axes; ++a) output_shape->push_back(x->dims[2 + a] * strides[a]);
+  }
+  if (output_shape) {
+    if (output_shape->size() != axes) return im.invalid("output_shape has ", output_shape->size(), " values");
+    for (std::size_t a = 0; a < axes; ++a) {
+      const std::int64_t kernel = w->dims[2 + a];
+      std::int64_t total = strides[a] * (x->dims[2 + a] - 1) + output_padding[a] + kernel - (*output_shape)[a];
+      if (total < 0) {  // a larger output than the kernel reaches: extra output padding
+        output_padding[a] -= total;
+        total = 0;
+      }
+      pads[a] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[a + axes] = total - pads[a];
+    }
+  } else if (auto_pad == "VALID") {
+    std::ranges::fill(pads, 0);
+  }
+  for (std::size_t a = 0; a < axes; ++a)
+    if (output_padding[a] < 0 || output_padding[a] >= strides[a])
+      return im.error("output padding ", output_padding[a], " must be smaller than the stride ", strides[a]);
+  auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+  ops::TransposeConvolution2d::Params params;
+  if (axes == 2) {
+    params = {{u(pads[0]), u(pads[2]), u(pads[1]), u(pads[3])}, {u(strides[0]), u(strides[1])},
+              {u(output_padding[0]), u(output_padding[1])}};
+  } else {
+    params = {{0, 0, u(pads[0]), u(pads[1])}, {1, u(strides[0])}, {0, u(output_padding[0])}};
+  }
+  KILN_ONNX_TRY(input, nhwc_input(im, *x));
+  constexpr std::size_t ohwi_from_iohw[] = {1, 2, 3, 0};
+  KILN_ONNX_TRY(weights, permuted_weights(im, *w, weights_4d(w->dims), ohwi_from_iohw));
+  std::vector<OutputSlot> inputs{input, weights};
+  if (im.has_input(2)) {
+    KILN_ONNX_TRY(b, im.input(2));
+    KILN_ONNX_TRY(bias, im.plain(*b));
+    inputs.push_back(bias);
+  }
+  auto y = im.add<ops::TransposeConvolution2d>(params, inputs);
+  if (!y) return y.status();
+  return define_nhwc_output(im, *y, one_d);
+}
+
+constexpr ConverterEntry converters[] = {{"Conv", conv}, {"ConvTranspose", conv_transpose}};
+
+}  // namespace
+
+std::span<const ConverterEntry> convolution_converters() { return converters; }
+
+}  // namespace kiln::onnx::detail

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX data movement: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Pad,
+// Gather, Identity and Dropout. On constants (shape arithmetic, weights) they are folded at import.
+#include <algorithm>
+#include <numeric>
+
+#include "kiln/import/onnx/importer.hpp"
+
+namespace kiln::onnx::detail {
+namespace {
+
+std::vector<std::size_t> identity_order(std::size_t count) {
+  std::vector<std::size_t> order(count);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  return order;
+}
+
+Expected<std::vector<std::int64_t>> int_list(Importer& im, std::size_t input, std::string_view role) {
+  KILN_ONNX_TRY(constant, im.constant_input(input, role));
+  std::vector<std::int64_t> values;
+  for (std::size_t i = 0; i < constant->size(); ++i) values.push_back(constant->int_at(i));
+  return values;
+}
+
+// Axes from an attribute (before `input_since`) or from input 1 (since), possibly absent.
+Expected<std::optional<std::vector<std::int64_t>>> axes_of(Importer& im, std::int64_t input_since) {
+  if (im.opset() < input_since) return im.attr_ints("axes");
+  if (!im.has_input(1)) return std::optional<std::vector<std::int64_t>>{};
+  KILN_ONNX_TRY(axes, int_list(im, 1, "axes"));
+  return std::optional<std::vector<std::int64_t>>{axes};
+}
+
+Expected<std::size_t> normalized_axis(const Importer& im, std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r) return im.invalid("axis ", axis, " is out of range for rank ", rank);
+  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
+// Output 0 is `x` with new dims and the same elements in the same (ONNX) order.
+Status reshape_to(Importer& im, Value& x, std::vector<std::int64_t> dims) {
+  if (element_count(dims) != element_count(x.dims)) return im.invalid("the new shape changes the element count");
+  if (x.constant) {
+    im.define_constant(0, x.constant->gathered(dims, identity_order(x.constant->size())), x.type);
+    return Status::ok();
+  }
+  KILN_ONNX_TRY(input, im.plain(x));
+  KILN_ONNX_TRY(y, im.add<ops::Reshape>({dims}, {input}));
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
+Status reshape(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  std::vector<std::int64_t> shape;
+  if (im.opset() < 5) {
+    shape = im.attr_ints("shape").value_or(std::vector<std::int64_t>{});
+  } else {
+    KILN_ONNX_TRY(requested, int_list(im, 1, "shape"));
+    shape = requested;
+  }
+  const bool allow_zero = im.attr_int("allowzero", 0) != 0;
+  std::optional<std::size_t> inferred;
+  std::uint64_t known = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && !allow_zero) {
+      if (i >= x->dims.size()) return im.invalid("shape entry ", i, " is 0 but the input has rank ", x->dims.size());
+      shape[i] = x->dims[i];
+    }
+    if (shape[i] == -1) {
+      if (inferred) return im.invalid("shape has more than one -1");
+      inferred = i;
+    } else if (shape[i] < 0 || shape[i] > std::int64_t{1} << 32) {
+      return im.invalid("shape entry ", shape[i], " is out of range");
+    } else {
+      known *= static_cast<std::uint64_t>(shape[i]);
+    }
+  }
+  if (std::ranges::count(shape, 0) > 0) return im.error("a shape with a zero dimension (kiln does not run empty tensors)");
+  const std::uint64_t count = element_count(x->dims);
+  if (inferred) {
+    if (known == 0 || count % known != 0) return im.invalid("cannot infer the -1 for ", count, " elements");
+    shape[*inferred] = static_cast<std::int64_t>(count / known);
+  }
+  return reshape_to(im, *x, shape);
+}
+
+Status flatten(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const auto rank = static_cast<std::int64_t>(x->dims.size());
+  std::int64_t axis = im.attr_int("axis", 1);
+  if (axis < -rank || axis > rank) return im.invalid("axis ", axis, " is out of range for rank ", rank);
+  if (axis < 0) axis += rank;
+  const auto outer = std::accumulate(x->dims.begin(), x->dims.begin() + axis, std::int64_t{1}, std::multiplies<>());
+  const auto inner = std::accumulate(x->dims.begin() + axis, x->dims.end(), std::int64_t{1}, std::multiplies<>());
+  return reshape_to(im, *x, {outer, inner});
+}
+
+Status squeeze(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(axes, axes_of(im, 13));
+  std::vector<bool> removed(x->dims.size(), false);
+  if (!axes || axes->empty()) {
+    for (std::size_t d = 0; d < x->dims.size(); ++d) removed[d] = x->dims[d] == 1;
+  } else {
+    for (std::int64_t axis : *axes) {
+      KILN_ONNX_TRY(d, normalized_axis(im, axis, x->dims.size()));
+      if (x->dims[d] != 1) return im.invalid("cannot squeeze axis ", axis, " of size ", x->dims[d]);
+      removed[d] = true;
+    }
+  }
+  std::vector<std::int64_t> dims;
+  for (std::size_t d = 0; d < x->dims.size(); ++d)
+    if (!removed[d]) dims.push_back(x->dims[d]);
+  return reshape_to(im, *x, dims);
+}
+
+Status unsqueeze(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(axes, axes_of(im, 13));
+  if (!axes || axes->empty()) return im.invalid("axes is missing");
+  const std::size_t rank = x->dims.size() + axes->size();
+  std::vector<bool> inserted(rank, false);
+  for (std::int64_t axis : *axes) {
+    KILN_ONNX_TRY(d, normalized_axis(im, axis, rank));
+    if (inserted[d]) return im.invalid("axis ", axis, " is listed twice");
+    inserted[d] = true;
+  }
+  std::vector<std::int64_t> dims;
+  for (std::size_t d = 0, next = 0; d < rank; ++d) dims.push_back(inserted[d] ? 1 : x->dims[next++]);
+  return reshape_to(im, *x, dims);
+}
+
+// Identity, and Dropout in inference: the input unchanged, and a mask that keeps everything.
+Status identity(Importer& im) {
+  if (im.opset() >= 12 && im.has_input(2)) {
+    KILN_ONNX_TRY(training, im.constant_input(2, "training_mode"));
+    if (training->size() == 1 && training->int_at(0) != 0) return im.error("training_mode true (kiln runs inference)");
+  }
+  KILN_ONNX_TRY(x, im.input(0));
+  if (im.output_used(1)) {
+    if (x->dims.empty() && !x->constant) return im.error("the mask of a scalar");
+    ConstValue mask{x->dims, false, true, {}, std::vector<std::int64_t>(element_count(x->dims), 1)};
+    im.define_constant(1, std::move(mask), DataType::Boolean);
+  }
+  im.define_value(0, *x);
+  return Status::ok();
+}
+
+Status transpose(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const std::size_t rank = x->dims.size();
+  std::vector<std::int64_t> requested = im.attr_ints("perm").value_or(std::vector<std::int64_t>{});
+  std::vector<std::size_t> perm(rank);
+  if (requested.empty()) {
+    for (std::size_t d = 0; d < rank; ++d) perm[d] = rank - 1 - d;
+  } else {
+    if (requested.size() != rank) return im.invalid("perm has ", requested.size(), " entries for rank ", rank);
+    std::vector<bool> seen(rank, false);
+    for (std::size_t d = 0; d < rank; ++d) {
+      if (requested[d] < 0 || requested[d] >= static_cast<std::int64_t>(rank) || seen[static_cast<std::size_t>(requested[d])])
+        return im.invalid("perm is not a permutation of 0..", rank - 1);
+      perm[d] = static_cast<std::size_t>(requested[d]);
+      seen[perm[d]] = true;
+    }
+  }
+  std::vector<std::int64_t> dims;
+  for (std::size_t d : perm) dims.push_back(x->dims[d]);
+  if (x->constant) {
+    im.define_constant(0, x->constant->gathered(dims, transpose_order(x->dims, perm)), x->type);
+    return Status::ok();
+  }
+  // From a channels-last tensor, one transpose composes both; to NCHW -> NHWC it is no layer at all.
+  const Layout layout = Importer::preferred_layout(*x);
+  if (layout == Layout::ChannelsLast)
+    for (std::size_t& d : perm) d = channels_last_axis(d, rank);
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
+  if (std::ranges::is_sorted(perm)) {
+    im.define(0, input, Layout::Plain);
+    return Status::ok();
+  }
+  KILN_ONNX_TRY(y, im.add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {input}));
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
+Status concat(Importer& im) {
+  const auto axis_attr = im.opset() < 4 ? im.attr_int("axis", 1) : im.attr_int("axis");  // optional before opset 4
+  if (!axis_attr) return im.invalid("axis is missing");
+  KILN_ONNX_TRY(first, im.input(0));
+  const std::size_t rank = first->dims.size();
+  KILN_ONNX_TRY(axis, normalized_axis(im, *axis_attr, rank));
+  std::vector<Value*> inputs;
+  bool all_constant = true, any_channels_last = false;
+  for (std::size_t i = 0; i < im.num_inputs(); ++i) {
+    KILN_ONNX_TRY(v, im.input(i));
+    if (v->dims.size() != rank) return im.invalid("input ", i, " has rank ", v->dims.size(), ", input 0 ", rank);
+    all_constant = all_constant && v->constant.has_value();
+    any_channels_last = any_channels_last || (!v->constant && Importer::preferred_layout(*v) == Layout::ChannelsLast);
+    inputs.push_back(v);
+  }
+  if (all_constant) {
+    ConstValue out{first->dims, first->constant->is_float, first->constant->is_bool, {}, {}};
+    out.dims[axis] = 0;
+    for (const Value* v : inputs) out.dims[axis] += v->dims[axis];
+    const auto outer = std::accumulate(first->dims.begin(), first->dims.begin() + static_cast<std::ptrdiff_t>(axis),
+                                       std::int64_t{1}, std::multiplies<>());
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (const Value* v : inputs) {
+        const std::size_t block = v->constant->size() / static_cast<std::size_t>(std::max<std::int64_t>(outer, 1));
+        for (std::size_t i = 0; i < block; ++i) {
+          const std::size_t source = static_cast<std::size_t>(o) * block + i;
+          if (out.is_float) out.floats.push_back(v->constant->float_at(source));
+          else out.ints.push_back(v->constant->int_at(source));
+        }
+      }
+    im.define_constant(0, std::move(out), first->type);
+    return Status::ok();
+  }
+  const Layout layout = any_channels_last && rank >= 3 ? Layout::ChannelsLast : Layout::Plain;
+  std::vector<OutputSlot> slots;
+  for (Value* v : inputs) {
+    KILN_ONNX_TRY(slot, im.tensor(*v, layout, rank));
+    slots.push_back(slot);
+  }
+  const auto kiln_axis = static_cast<std::int64_t>(layout == Layout::Plain ? axis : channels_last_axis(axis, rank));
+  KILN_ONNX_TRY(y, im.add<ops::Concat>({kiln_axis}, slots));
+  im.define(0, y, layout);
+  return Status::ok();
+}
+
+Status split(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const std::size_t rank = x->dims.size();
+  KILN_ONNX_TRY(axis, normalized_axis(im, im.attr_int("axis", 0), rank));
+  const auto outputs = static_cast<std::size_t>(im.node().output_size());
+  std::vector<std::int64_t> sizes;
+  if (im.opset() < 13) {
+    sizes = im.attr_ints("split").value_or(std::vector<std::int64_t>{});
+  } else if (im.has_input(1)) {
+    KILN_ONNX_TRY(requested, int_list(im, 1, "split"));
+    sizes = requested;
+  }
+  if (sizes.empty()) {  // equal parts, the last one smaller when the axis does not divide (opset 18)
+    const std::int64_t parts = im.attr_int("num_outputs", static_cast<std::int64_t>(outputs));
+    if (parts <= 0 || static_cast<std::size_t>(parts) != outputs) return im.invalid("num_outputs does not match the outputs");
+    const std::int64_t part = (x->dims[axis] + parts - 1) / parts;
+    for (std::int64_t i = 0, left = x->dims[axis]; i < parts; ++i, left -= part) sizes.push_back(std::min(part, left));
+  }
+  if (sizes.size() != outputs) return im.invalid(sizes.size(), " split sizes for ", outputs, " outputs");
+  std::vector<std::uint32_t> kiln_sizes;
+  for (std::int64_t s : sizes) {
+    if (s < 0 || s > x->dims[axis]) return im.invalid("split size ", s, " is out of range");
+    kiln_sizes.push_back(static_cast<std::uint32_t>(s));
+  }
+  const Layout layout = Importer::preferred_layout(*x);
+  const auto kiln_axis = static_cast<std::int64_t>(layout == Layout::Plain ? axis : channels_last_axis(axis, rank));
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
+  KILN_ONNX_TRY(first, im.add<ops::Split>({kiln_axis, kiln_sizes}, {input}));
+  for (std::uint32_t i = 0; i < outputs; ++i) im.define(i, OutputSlot{first.layer, i}, layout);
+  return Status::ok();
+}
+
+Status slice(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const std::size_t rank = x->dims.size();
+  ops::StridedSlice::Params params;
+  if (im.opset() < 10) {
+    params.begin = im.attr_ints("starts").value_or(std::vector<std::int64_t>{});
+    params.end = im.attr_ints("ends").value_or(std::vector<std::int64_t>{});
+    params.axes = im.attr_ints("axes").value_or(std::vector<std::int64_t>{});
+  } else {
+    KILN_ONNX_TRY(starts, int_list(im, 1, "starts"));
+    KILN_ONNX_TRY(ends, int_list(im, 2, "ends"));
+    params.begin = starts;
+    params.end = ends;
+    if (im.has_input(3)) {
+      KILN_ONNX_TRY(axes, int_list(im, 3, "axes"));
+      params.axes = axes;
+    }
+    if (im.has_input(4)) {
+      KILN_ONNX_TRY(steps, int_list(im, 4, "steps"));
+      params.strides = steps;
+    }
+  }
+  std::vector<std::uint32_t> dims32;
+  for (std::int64_t d : x->dims) dims32.push_back(static_cast<std::uint32_t>(d));
+  auto window = ops::StridedSlice::resolve(params, TensorShape(std::span<const std::uint32_t>(dims32)));
+  if (!window) return im.invalid(window.status().message());
+  if (x->constant) {
+    std::vector<std::int64_t> dims;
+    for (std::size_t d = 0; d < rank; ++d) dims.push_back(window->count[d]);
+    const auto strides = strides_of(x->dims);
+    std::vector<std::size_t> order;
+    std::vector<std::int64_t> index(rank, 0);
+    for (std::uint64_t j = 0; j < element_count(dims); ++j) {
+      std::size_t source = 0;
+      for (std::size_t d = 0; d < rank; ++d)
+        source += static_cast<std::size_t>(window->start[d] + index[d] * window->step[d]) * strides[d];
+      order.push_back(source);
+      for (std::size_t d = rank; d-- > 0;) {
+        if (++index[d] < dims[d]) break;
+        index[d] = 0;
+      }
+    }
+    im.define_constant(0, x->constant->gathered(dims, order), x->type);
+    return Status::ok();
+  }
+  const Layout layout = Importer::preferred_layout(*x);
+  if (layout == Layout::ChannelsLast) {
+    if (params.axes.empty())
+      for (std::size_t i = 0; i < params.begin.size(); ++i) params.axes.push_back(static_cast<std::int64_t>(i));
+    for (std::int64_t& axis : params.axes) {
+      KILN_ONNX_TRY(d, normalized_axis(im, axis, rank));
+      axis = static_cast<std::int64_t>(channels_last_axis(d, rank));
+    }
+  }
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
+  KILN_ONNX_TRY(y, im.add<ops::StridedSlice>(params, {input}));
+  im.define(0, y, layout);
+  return Status::ok();
+}
+
+Status pad(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const std::size_t rank = x->dims.size();
+  std::vector<std::int64_t> pads;
+  float value = 0.0f;
+  std::vector<std::int64_t> axes;
+  if (im.opset() < 11) {
+    pads = im.attr_ints(im.opset() < 2 ? "paddings" : "pads").value_or(std::vector<std::int64_t>{});
+    value = im.attr_float("value", 0.0f);
+  } else {
+    KILN_ONNX_TRY(requested, int_list(im, 1, "pads"));
+    pads = requested;
+    if (im.has_input(2)) {
+      KILN_ONNX_TRY(constant_value, im.constant_input(2, "constant_value"));
+      if (constant_value->size() != 1) return im.invalid("constant_value must be a scalar");
+      value = constant_value->float_at(0);
+    }
+    if (im.has_input(3)) {
+      KILN_ONNX_TRY(requested_axes, int_list(im, 3, "axes"));
+      axes = requested_axes;
+    }
+  }
+  if (axes.empty())
+    for (std::size_t d = 0; d < rank; ++d) axes.push_back(static_cast<std::int64_t>(d));
+  if (pads.size() != 2 * axes.size()) return im.invalid("pads has ", pads.size(), " values for ", axes.size(), " axes");
+  const std::string mode = im.attr_string("mode").value_or("constant");
+  ops::Pad::Params params;
+  if (mode == "constant") params.mode = ops::PadMode::Constant;
+  else if (mode == "reflect") params.mode = ops::PadMode::Reflect;
+  else if (mode == "edge") params.mode = ops::PadMode::Edge;
+  else return im.error("mode '", mode, "'");
+  params.value = value;
+  const Layout layout = Importer::preferred_layout(*x);
+  params.before.assign(rank, 0);
+  params.after.assign(rank, 0);
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    KILN_ONNX_TRY(d, normalized_axis(im, axes[i], rank));
+    const std::int64_t before = pads[i], after = pads[i + axes.size()];
+    if (before < 0 || after < 0) return im.error("negative pads (cropping) are not supported");
+    if (before > std::int64_t{1} << 24 || after > std::int64_t{1} << 24) return im.invalid("pads are too large");
+    const std::size_t k = layout == Layout::Plain ? d : channels_last_axis(d, rank);
+    params.before[k] = static_cast<std::uint32_t>(before);
+    params.after[k] = static_cast<std::uint32_t>(after);
+  }
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
+  KILN_ONNX_TRY(y, im.add<ops::Pad>(params, {input}));
+  im.define(0, y, layout);
+  return Status::ok();
+}
+
+Status gather(Importer& im) {
+  KILN_ONNX_TRY(data, im.input(0));
+  KILN_ONNX_TRY(indices, im.input(1));
+  KILN_ONNX_TRY(axis, normalized_axis(im, im.attr_int("axis", 0), data->dims.size()));
+  if (data->constant && indices->constant) {
+    const std::int64_t dim = data->dims[axis];
+    std::vector<std::int64_t> dims(data->dims.begin(), data->dims.begin() + static_cast<std::ptrdiff_t>(axis));
+    dims.insert(dims.end(), indices->dims.begin(), indices->dims.end());
+    dims.insert(dims.end(), data->dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data->dims.end());
+    const auto outer = std::accumulate(data->dims.begin(), data->dims.begin() + static_cast<std::ptrdiff_t>(axis),
+                                       std::int64_t{1}, std::multiplies<>());
+    const auto inner = std::accumulate(data->dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data->dims.end(),
+                                       std::int64_t{1}, std::multiplies<>());
+    std::vector<std::size_t> order;
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::size_t i = 0; i < indices->constant->size(); ++i) {
+        std::int64_t index = indices->constant->int_at(i);
+        if (index < -dim || index >= dim) return im.invalid("index ", index, " is out of range for dimension ", dim);
+        if (index < 0) index += dim;
+        for (std::int64_t k = 0; k < inner; ++k)
+          order.push_back(static_cast<std::size_t>((o * dim + index) * inner + k));
+      }
+    im.define_constant(0, data->constant->gathered(dims, order), data->type);
+    return Status::ok();
+  }
+  KILN_ONNX_TRY(input, im.plain(*data));
+  KILN_ONNX_TRY(index_slot, im.plain(*indices));
+  KILN_ONNX_TRY(y, im.add<ops::Gather>({static_cast<std::int64_t>(axis)}, {input, index_slot}));
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
+constexpr ConverterEntry converters[] = {
+    {"Concat", concat},   {"Dropout", identity}, {"Flatten", flatten},     {"Gather", gather},
+    {"Identity", identity}, {"Pad", pad},        {"Reshape", reshape},     {"Slice", slice},
+    {"Split", split},     {"Squeeze", squeeze},  {"Transpose", transpose}, {"Unsqueeze", unsqueeze},
+};
+
+}  // namespace
+
+std::span<const ConverterEntry> shape_converters() { return converters; }
+
+}  // namespace kiln::onnx::detail

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: Apache-2.0
+// The ONNX importer's driver: the model and its graph, values and their layouts, the converter table.
+#include "kiln/import/onnx/importer.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <numeric>
+
+namespace kiln::onnx {
+namespace detail {
+
+std::uint64_t element_count(std::span<const std::int64_t> dims) {
+  std::uint64_t count = 1;
+  for (std::int64_t d : dims) count *= static_cast<std::uint64_t>(d);
+  return count;
+}
+
+std::vector<std::size_t> strides_of(std::span<const std::int64_t> dims) {
+  std::vector<std::size_t> strides(dims.size(), 1);
+  for (std::size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * static_cast<std::size_t>(dims[d]);
+  return strides;
+}
+
+std::vector<std::size_t> transpose_order(std::span<const std::int64_t> dims, std::span<const std::size_t> perm) {
+  const auto in_strides = strides_of(dims);
+  std::vector<std::int64_t> out_dims(perm.size());
+  for (std::size_t d = 0; d < perm.size(); ++d) out_dims[d] = dims[perm[d]];
+  const std::size_t count = element_count(out_dims);
+  std::vector<std::size_t> order(count);
+  std::vector<std::int64_t> index(perm.size(), 0);
+  for (std::size_t j = 0; j < count; ++j) {
+    std::size_t source = 0;
+    for (std::size_t d = 0; d < perm.size(); ++d) source += static_cast<std::size_t>(index[d]) * in_strides[perm[d]];
+    order[j] = source;
+    for (std::size_t d = perm.size(); d-- > 0;) {
+      if (++index[d] < out_dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  return order;
+}
+
+std::vector<std::size_t> to_channels_last(std::size_t rank) {
+  std::vector<std::size_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  if (rank >= 3) std::rotate(perm.begin() + 1, perm.begin() + 2, perm.end());
+  return perm;
+}
+
+std::vector<std::size_t> from_channels_last(std::size_t rank) {
+  std::vector<std::size_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  if (rank >= 3) std::rotate(perm.begin() + 1, perm.end() - 1, perm.end());
+  return perm;
+}
+
+std::size_t channels_last_axis(std::size_t axis, std::size_t rank) {
+  const auto perm = to_channels_last(rank);
+  return static_cast<std::size_t>(std::ranges::find(perm, axis) - perm.begin());
+}
+
+ConstValue ConstValue::gathered(std::vector<std::int64_t> new_dims, std::span<const std::size_t> source) const {
+  ConstValue out{std::move(new_dims), is_float, is_bool, {}, {}};
+  if (is_float) {
+    out.floats.reserve(source.size());
+    for (std::size_t s : source) out.floats.push_back(floats[s]);
+  } else {
+    out.ints.reserve(source.size());
+    for (std::size_t s : source) out.ints.push_back(ints[s]);
+  }
+  return out;
+}
+
+Expected<std::vector<std::uint32_t>> to_dims(std::span<const std::int64_t> dims) {
+  std::vector<std::uint32_t> out;
+  for (std::int64_t d : dims) {
+    if (d < 0 || d > std::numeric_limits<std::uint32_t>::max())
+      return Status::error(ErrorCode::InvalidArgument, "dimension ", d, " is out of range");
+    out.push_back(static_cast<std::uint32_t>(d));
+  }
+  return out;
+}
+
+// ---- the current node
+
+std::string Importer::node_description() const {
+  if (node_ == nullptr) return "graph";
+  return kiln::detail::str_cat("node '", node_->name(), "' (", node_->op_type(), ")");
+}
+
+std::string Importer::layer_name(std::string_view suffix) const {
+  std::string base = node_->name().empty() ? kiln::detail::str_cat(node_->op_type(), '_', node_->output(0))
+                                           : node_->name();
+  return suffix.empty() ? base : kiln::detail::str_cat(base, '/', suffix);
+}
+
+std::size_t Importer::num_inputs() const {
+  std::size_t n = static_cast<std::size_t>(node_->input_size());
+  while (n > 0 && node_->input(static_cast<int>(n - 1)).empty()) --n;
+  return n;
+}
+
+bool Importer::has_input(std::size_t i) const {
+  return i < static_cast<std::size_t>(node_->input_size()) && !node_->input(static_cast<int>(i)).empty();
+}
+
+Expected<Value*> Importer::input(std::size_t i) {
+  if (!has_input(i)) return invalid("input ", i, " is missing");
+  auto found = values_.find(node_->input(static_cast<int>(i)));
+  if (found == values_.end())
+    return invalid("input ", i, " '", node_->input(static_cast<int>(i)), "' is not produced by any earlier node");
+  return &found->second;
+}
+
+Expected<const ConstValue*> Importer::constant_input(std::size_t i, std::string_view role) {
+  KILN_ONNX_TRY(value, input(i));
+  if (!value->constant)
+    return error(role, " (input ", i, " '", node_->input(static_cast<int>(i)),
+                 "') must be a constant (an initializer or computable at import)");
+  return &*value->constant;
+}
+
+Expected<Value*> Importer::output_value(std::size_t i) {
+  auto found = i < static_cast<std::size_t>(node_->output_size()) ? values_.find(node_->output(static_cast<int>(i)))
+                                                                  : values_.end();
+  if (found == values_.end()) return invalid("output ", i, " is not defined");
+  return &found->second;
+}
+
+bool Importer::output_used(std::size_t i) const {
+  if (i >= static_cast<std::size_t>(node_->output_size()) || node_->output(static_cast<int>(i)).empty()) return false;
+  auto found = readers_.find(node_->output(static_cast<int>(i)));
+  return found != readers_.end() && found->second > 0;
+}
+
+const ::onnx::AttributeProto* Importer::attr(std::string_view name) const {
+  for (const auto& a : node_->attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+std::optional<std::int64_t> Importer::attr_int(std::string_view name) const {
+  const auto* a = attr(name);
+  if (a == nullptr) return std::nullopt;
+  return a->i();
+}
+std::int64_t Importer::attr_int(std::string_view name, std::int64_t fallback) const {
+  return attr_int(name).value_or(fallback);
+}
+std::optional<float> Importer::attr_float(std::string_view name) const {
+  const auto* a = attr(name);
+  if (a == nullptr) return std::nullopt;
+  return a->f();
+}
+float Importer::attr_float(std::string_view name, float fallback) const { return attr_float(name).value_or(fallback); }
+std::optional<std::vector<std::int64_t>> Importer::attr_ints(std::string_view name) const {
+  const auto* a = attr(name);
+  if (a == nullptr) return std::nullopt;
+  return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
+}
+std::optional<std::vector<float>> Importer::attr_floats(std::string_view name) const {
+  const auto* a = attr(name);
+  if (a == nullptr) return std::nullopt;
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+std::optional<std::string> Importer::attr_string(std::string_view name) const {
+  const auto* a = attr(name);
+  if (a == nullptr) return std::nullopt;
+  return a->s();
+}
+
+// ---- values and layouts
+
+std::vector<std::int64_t> Importer::layout_dims(std::span<const std::int64_t> dims, Layout layout) {
+  if (layout == Layout::Plain) return {dims.begin(), dims.end()};
+  std::vector<std::int64_t> out;
+  for (std::size_t d : to_channels_last(dims.size())) out.push_back(dims[d]);
+  return out;
+}
+
+Layout Importer::preferred_layout(const Value& value) {
+  return value.channels_last && !value.plain ? Layout::ChannelsLast : Layout::Plain;
+}
+
+OutputSlot Importer::add_constant(const ConstValue& constant, DataType type, std::string_view suffix) {
+  const auto dims = *to_dims(constant.dims);
+  const TensorInfo info{TensorShape(std::span<const std::uint32_t>(dims)), type};
+  OutputSlot slot;
+  if (type == DataType::Float32) {
+    std::vector<float> data(constant.size());
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = constant.float_at(i);
+    slot = network_->add_constant<float>(info, data, layer_name(suffix));
+  } else if (type == DataType::Boolean) {
+    std::vector<std::uint8_t> data(constant.size());
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = constant.int_at(i) != 0 ? 1 : 0;
+    slot = network_->add_constant<std::uint8_t>(info, data, layer_name(suffix));
+  } else {
+    std::vector<std::int32_t> data(constant.size());
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::int32_t>(constant.int_at(i));
+    slot = network_->add_constant<std::int32_t>(info, data, layer_name(suffix));
+  }
+  infos_[{slot.layer, 0}] = info;
+  return slot;
+}
+
+Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t rank) {
+  const std::size_t own_rank = value.dims.size();
+  if (rank < 3) layout = Layout::Plain;  // [N, C] and lower are channels-last already
+  std::vector<std::int64_t> dims(rank - own_rank, 1);
+  dims.insert(dims.end(), value.dims.begin(), value.dims.end());
+
+  if (value.constant) {
+    if (rank == own_rank && layout == Layout::Plain && value.plain) return *value.plain;
+    if (rank == own_rank && layout == Layout::ChannelsLast && value.channels_last) return *value.channels_last;
+    ConstValue expanded = *value.constant;
+    expanded.dims = dims;
+    if (value.type == DataType::Signed32)
+      for (std::int64_t v : expanded.ints)
+        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+          return error("constant value ", v, " does not fit kiln's 32-bit integers");
+    if (layout == Layout::ChannelsLast)
+      expanded = expanded.gathered(layout_dims(dims, layout), transpose_order(dims, to_channels_last(rank)));
+    const OutputSlot slot = add_constant(expanded, value.type, layout == Layout::ChannelsLast ? "constant_nhwc" : "constant");
+    if (rank == own_rank) (layout == Layout::Plain ? value.plain : value.channels_last) = slot;
+    return slot;
+  }
+
+  if (rank == own_rank) {
+    if (own_rank < 3 && !value.plain) value.plain = value.channels_last;
+    if (layout == Layout::Plain && value.plain) return *value.plain;
+    if (layout == Layout::ChannelsLast && value.channels_last) return *value.channels_last;
+    if (layout == Layout::Plain) {
+      const auto perm = from_channels_last(rank);
+      KILN_ONNX_TRY(slot, add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())},
+                                               {*value.channels_last}, "to_nchw"));
+      value.plain = slot;
+      return slot;
+    }
+    const auto perm = to_channels_last(rank);
+    KILN_ONNX_TRY(slot, add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {*value.plain},
+                                             "to_nhwc"));
+    value.channels_last = slot;
+    return slot;
+  }
+  // A broadcast operand of lower rank: leading 1s, then the layout.
+  KILN_ONNX_TRY(base, plain(value));
+  KILN_ONNX_TRY(reshaped, add<ops::Reshape>({dims}, {base}, "expand_rank"));
+  if (layout == Layout::Plain) return reshaped;
+  const auto perm = to_channels_last(rank);
+  return add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {reshaped}, "to_nhwc");
+}
+
+void Importer::define(std::size_t i, OutputSlot slot, Layout layout) {
+  Value value;
+  const TensorInfo& slot_info = info(slot);
+  value.type = slot_info.type;
+  const std::size_t rank = slot_info.rank();
+  const auto order = layout == Layout::Plain ? std::vector<std::size_t>(rank) : from_channels_last(rank);
+  for (std::size_t d = 0; d < rank; ++d) value.dims.push_back(slot_info.shape[layout == Layout::Plain ? d : order[d]]);
+  if (layout == Layout::Plain || rank < 3) value.plain = slot;
+  else value.channels_last = slot;
+  values_[node_->output(static_cast<int>(i))] = std::move(value);
+}
+
+void Importer::define_value(std::size_t i, Value value) {
+  node_folded_ = value.constant.has_value();
+  values_[node_->output(static_cast<int>(i))] = std::move(value);
+}
+
+void Importer::define_constant(std::size_t i, ConstValue constant, DataType type) {
+  Value value;
+  value.dims = constant.dims;
+  value.type = type;
+  value.constant = std::move(constant);
+  values_[node_->output(static_cast<int>(i))] = std::move(value);
+  node_folded_ = true;
+}
+
+// ---- spatial ops
+
+Expected<std::vector<std::int64_t>> spatial_attr(const Importer& im, std::string_view name, std::size_t axes,
+                                                 std::int64_t fallback) {
+  const std::size_t expected = name == "pads" ? 2 * axes : axes;
+  auto values = im.attr_ints(name).value_or(std::vector<std::int64_t>(expected, fallback));
+  if (values.size() != expected)
+    return im.invalid(name, " has ", values.size(), " values; ", expected, " expected for ", axes, " spatial axes");
+  for (std::int64_t v : values)
+    if (v < 0 || v > std::numeric_limits<std::int32_t>::max() || (v == 0 && name != "pads"))
+      return im.invalid(name, " value ", v, " is out of range");
+  return values;
+}
+
+Expected<Window2d> read_window(const Importer& im, std::span<const std::int64_t> spatial,
+                               std::span<const std::int64_t> kernel) {
+  const std::size_t axes = spatial.size();
+  if (axes != 1 && axes != 2) return im.error(axes, " spatial axes; kiln runs 1-D and 2-D windows");
+  std::vector<std::int64_t> kernel_shape(kernel.begin(), kernel.end());
+  if (im.attr("kernel_shape") != nullptr || kernel.empty()) {
+    KILN_ONNX_TRY(k, spatial_attr(im, "kernel_shape", axes, 0));
+    if (!kernel.empty() && !std::ranges::equal(k, kernel))
+      return im.invalid("kernel_shape does not match the weights");
+    kernel_shape = k;
+  }
+  KILN_ONNX_TRY(strides, spatial_attr(im, "strides", axes, 1));
+  KILN_ONNX_TRY(dilations, spatial_attr(im, "dilations", axes, 1));
+  KILN_ONNX_TRY(pads, spatial_attr(im, "pads", axes, 0));
+  const std::string auto_pad = im.attr_string("auto_pad").value_or("NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (std::size_t a = 0; a < axes; ++a) {
+      const std::int64_t out = (spatial[a] + strides[a] - 1) / strides[a];
+      const std::int64_t total =
+          std::max<std::int64_t>(0, (out - 1) * strides[a] + (kernel_shape[a] - 1) * dilations[a] + 1 - spatial[a]);
+      pads[a] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[a + axes] = total - pads[a];
+    }
+  } else if (auto_pad == "VALID") {
+    std::ranges::fill(pads, 0);
+  } else if (auto_pad != "NOTSET") {
+    return im.invalid("auto_pad '", auto_pad, "' is not known");
+  }
+  auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+  Window2d w;
+  if (axes == 2) {
+    w.kernel = {u(kernel_shape[0]), u(kernel_shape[1])};
+    w.stride = {u(strides[0]), u(strides[1])};
+    w.dilation = {u(dilations[0]), u(dilations[1])};
+    w.padding = {u(pads[0]), u(pads[2]), u(pads[1]), u(pads[3])};
+  } else {
+    w.kernel = {1, u(kernel_shape[0])};
+    w.stride = {1, u(strides[0])};
+    w.dilation = {1, u(dilations[0])};
+    w.padding = {0, 0, u(pads[0]), u(pads[1])};
+  }
+  return w;
+}
+
+Expected<OutputSlot> nhwc_input(Importer& im, Value& x) {
+  if (x.dims.size() != 3 && x.dims.size() != 4)
+    return im.error("input has ", x.dims.size(), " dimensions; kiln runs 1-D and 2-D spatial ops (3 or 4)");
+  KILN_ONNX_TRY(slot, im.channels_last(x));
+  if (x.dims.size() == 4) return slot;
+  return im.add<ops::Reshape>({{x.dims[0], 1, x.dims[2], x.dims[1]}}, {slot}, "as_2d");
+}
+
+Status define_nhwc_output(Importer& im, OutputSlot y, bool one_d) {
+  if (one_d) {
+    const TensorShape& s = im.info(y).shape;
+    KILN_ONNX_TRY(lowered, im.add<ops::Reshape>({{s[0], s[2], s[3]}}, {y}, "as_1d"));
+    y = lowered;
+  }
+  im.define(0, y, Layout::ChannelsLast);
+  return Status::ok();
+}
+
+// ---- the graph
+
+Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, BindingId binding, ImportedModel& model) {
+  const auto context = kiln::detail::str_cat("graph input '", input.name(), "'");
+  if (!input.type().has_tensor_type())
+    return Status::error(ErrorCode::Unsupported, context, " is not a tensor (sequences and maps are not supported)");
+  const auto& tensor_type = input.type().tensor_type();
+  auto type = kiln_type(tensor_type.elem_type());
+  if (!type) return type.status().with_context(context);
+  if (*type == DataType::Float32 && tensor_type.elem_type() != ::onnx::TensorProto::FLOAT)
+    return Status::error(ErrorCode::Unsupported, context, " is ", onnx_type_name(tensor_type.elem_type()),
+                         "; kiln's importer takes float32 inputs (convert the model's inputs to float32)");
+  if (!tensor_type.has_shape()) return Status::error(ErrorCode::Unsupported, context, " has no shape");
+  Value value;
+  for (const auto& dim : tensor_type.shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0)
+      return Status::error(ErrorCode::Unsupported, context, " has a dynamic dimension",
+                           dim.has_dim_param() ? kiln::detail::str_cat(" '", dim.dim_param(), "'") : std::string{},
+                           "; kiln needs static shapes (export the model with fixed input sizes)");
+    if (dim.dim_value() == 0)
+      return Status::error(ErrorCode::Unsupported, context, " has an empty dimension (kiln does not run empty tensors)");
+    value.dims.push_back(dim.dim_value());
+  }
+  auto dims = to_dims(value.dims);
+  if (!dims) return dims.status().with_context(context);
+  value.type = *type;
+  const TensorInfo info{TensorShape(std::span<const std::uint32_t>(*dims)), *type};
+  if (auto valid = kiln::validate(info); !valid) return valid.with_context(context);
+  value.plain = network_->add_input(binding, info, input.name());
+  infos_[{value.plain->layer, 0}] = info;
+  model.inputs.push_back({input.name(), binding, info});
+  values_[input.name()] = std::move(value);
+  return Status::ok();
+}
+
+/// Every converter, sorted by op type.
+std::span<const ConverterEntry> converter_table() {
+  static const std::vector<ConverterEntry> table = [] {
+    std::vector<ConverterEntry> all;
+    for (auto part : {activation_converters(), elementwise_converters(), convolution_converters(), dense_converters(),
+                      pooling_converters(), normalization_converters(), reduce_converters(), resize_converters(),
+                      shape_converters(), constant_converters()})
+      all.insert(all.end(), part.begin(), part.end());
+    std::ranges::sort(all, {}, &ConverterEntry::op);
+    return all;
+  }();
+  return table;
+}
+
+Status Importer::convert_node(const ::onnx::NodeProto& node) {
+  node_ = &node;
+  node_folded_ = false;
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return error("op domain '", node.domain(), "' is not supported (only the default ONNX domain is)");
+  const auto table = converter_table();
+  const auto found = std::ranges::lower_bound(table, std::string_view(node.op_type()), {}, &ConverterEntry::op);
+  if (found == table.end() || found->op != node.op_type())
+    return error("kiln's importer does not support op ", node.op_type());
+  for (int i = 0; i < node.input_size(); ++i)
+    if (!node.input(i).empty() && !values_.contains(node.input(i)))
+      return invalid("input ", i, " '", node.input(i), "' is not produced by any earlier node (the graph must be "
+                     "topologically sorted)");
+  if (auto status = found->convert(*this); !status) return status;
+  for (int i = 0; i < node.output_size(); ++i)
+    if (output_used(static_cast<std::size_t>(i)) && !values_.contains(node.output(i)))
+      return error("output ", i, " '", node.output(i), "' is used but kiln does not compute it");
+  folded_ += node_folded_ ? 1 : 0;
+  return Status::ok();
+}
+
+Status Importer::add_constant_input(const HostTensor& tensor) {
+  Value value;
+  ConstValue constant;
+  for (std::size_t d = 0; d < tensor.info.rank(); ++d) constant.dims.push_back(tensor.info.shape[d]);
+  if (tensor.data.size() != tensor.info.num_bytes())
+    return Status::error(ErrorCode::InvalidArgument, "constant input '", tensor.name, "' has ", tensor.data.size(),
+                         " bytes of data for ", tensor.info.to_string());
+  constant.is_float = tensor.info.type == DataType::Float32;
+  constant.is_bool = tensor.info.type == DataType::Boolean;
+  for (std::size_t i = 0; i < tensor.info.num_elements(); ++i) {
+    if (tensor.info.type == DataType::Float32) {
+      float v;
+      std::memcpy(&v, tensor.data.data() + 4 * i, 4);
+      constant.floats.push_back(v);
+    } else if (tensor.info.type == DataType::Signed32) {
+      std::int32_t v;
+      std::memcpy(&v, tensor.data.data() + 4 * i, 4);
+      constant.ints.push_back(v);
+    } else if (tensor.info.type == DataType::Boolean) {
+      constant.ints.push_back(std::to_integer<int>(tensor.data[i]) != 0 ? 1 : 0);
+    } else {
+      return Status::error(ErrorCode::Unsupported, "constant input '", tensor.name, "' is ", to_string(tensor.info.type));
+    }
+  }
+  value.dims = constant.dims;
+  value.type = tensor.info.type;
+  value.constant = std::move(constant);
+  values_[tensor.name] = std::move(value);
+  return Status::ok();
+}
+
+Status Importer::read_graph(const ::onnx::GraphProto& graph, ImportedModel& model) {
+  network_ = &model.network;
+  for (const auto& initializer : graph.initializer()) {
+    auto constant = read_constant(initializer);
+    if (!constant) return constant.status();
+    auto type = kiln_type(initializer.data_type());
+    if (!type) return type.status().with_context(kiln::detail::str_cat("initializer '", initializer.name(), "'"));
+    Value value;
+    value.dims = constant->dims;
+    value.type = *type;
+    value.constant = std::move(*constant);
+    values_[initializer.name()] = std::move(value);
+  }
+  for (const auto& node : graph.node())
+    for (const auto& name : node.input()) ++readers_[name];
+  for (const auto& output : graph.output()) ++readers_[output.name()];
+
+  BindingId binding = 0;
+  for (const auto& input : graph.input()) {
+    // An initializer also listed as an input (IR < 4), or an input the user made constant.
+    if (values_.contains(input.name())) continue;
+    if (auto status = add_graph_input(input, binding++, model); !status) return status;
+  }
+  for (const auto& node : graph.node())
+    if (auto status = convert_node(node); !status) return status;
+  node_ = nullptr;
+
+  binding = 0;
+  for (const auto& output : graph.output()) {
+    auto found = values_.find(output.name());
+    if (found == values_.end())
+      return Status::error(ErrorCode::InvalidNetwork, "graph output '", output.name(), "' is not computed by any node");
+    ::onnx::NodeProto output_node;
+    output_node.set_name(output.name());
+    output_node.set_op_type("Output");
+    output_node.add_output(output.name());
+    node_ = &output_node;
+    auto slot = plain(found->second);
+    node_ = nullptr;
+    if (!slot) return slot.status();
+    model.network.add_output(binding, *slot, output.name());
+    model.outputs.push_back({output.name(), binding, info(*slot)});
+    ++binding;
+  }
+  model.num_nodes = static_cast<std::size_t>(graph.node_size());
+  model.num_folded = folded_;
+  return Status::ok();
+}
+
+}  // namespace detail
+
+std::span<const std::string_view> supported_ops() {
+  static const std::vector<std::string_view> ops = [] {
+    std::vector<std::string_view> names;
+    for (const auto& entry : detail::converter_table()) names.push_back(entry.op);
+    return names;
+  }();
+  return ops;
+}
+
+Expected<ImportedModel> import_model(std::span<const std::byte> bytes, const ImportOptions& options) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    return Status::error(ErrorCode::InvalidArgument, "the model is ", bytes.size(),
+                         " bytes; protobuf reads at most 2 GiB (external data is not supported)");
+  ::onnx::ModelProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return Status::error(ErrorCode::InvalidArgument,
+                         "the data is not an ONNX model (protobuf parsing failed: corrupt or truncated file?)");
+  if (!proto.has_graph()) return Status::error(ErrorCode::InvalidArgument, "the model has no graph");
+  ImportedModel model;
+  model.producer = kiln::detail::str_cat(proto.producer_name(), proto.producer_version().empty() ? "" : " ",
+                                         proto.producer_version());
+  bool has_default_domain = false;
+  for (const auto& opset : proto.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") {
+      model.opset = opset.version();
+      has_default_domain = true;
+    }
+  if (!has_default_domain) model.opset = proto.ir_version() < 3 ? 1 : 0;
+  if (model.opset < min_opset || model.opset > max_opset)
+    return Status::error(ErrorCode::Unsupported, "the model uses ONNX opset ", model.opset, "; kiln reads opsets ",
+                         min_opset, " to ", max_opset);
+  detail::Importer importer(model.opset);
+  for (const HostTensor& constant : options.constant_inputs)
+    if (auto status = importer.add_constant_input(constant); !status) return status;
+  if (auto status = importer.read_graph(proto.graph(), model); !status) return status;
+  if (auto status = model.network.infer_shapes(); !status) return status;
+  for (ModelTensor& input : model.inputs)
+    input.used = std::ranges::any_of(model.network.execution_order(), [&](LayerId id) {
+      const auto* params = model.network.layer(id).params_if<ops::Input>();
+      return params != nullptr && params->binding == input.binding;
+    });
+  return model;
+}
+
+Expected<ImportedModel> import_file(const std::string& path, const ImportOptions& options) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::error(ErrorCode::NotFound, "cannot open model file '", path, "'");
+  std::vector<char> chars((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto model = import_model(std::as_bytes(std::span<const char>(chars)), options);
+  if (!model) return model.status().with_context(path);
+  return model;
+}
+
+}  // namespace kiln::onnx

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+// The ONNX importer's inside (not installed): the values of the graph being read, their layouts,
+// the constants known at import, and the converter table. One converter file per op family.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "kiln/import/onnx.hpp"
+#include "kiln/ops/op_list.hpp"
+
+namespace kiln::onnx::detail {
+
+/// A tensor whose value is known at import: an initializer, a Constant node, or the result of
+/// folding shape arithmetic. Floating-point data lives in `floats`, integers and bools in `ints`.
+struct ConstValue {
+  std::vector<std::int64_t> dims;
+  bool is_float = true;
+  bool is_bool = false;
+  std::vector<float> floats;
+  std::vector<std::int64_t> ints;
+
+  std::size_t size() const { return is_float ? floats.size() : ints.size(); }
+  std::int64_t int_at(std::size_t i) const { return is_float ? static_cast<std::int64_t>(floats[i]) : ints[i]; }
+  float float_at(std::size_t i) const { return is_float ? floats[i] : static_cast<float>(ints[i]); }
+  /// A constant with the same element kind whose element j is this one's element `source[j]`.
+  ConstValue gathered(std::vector<std::int64_t> new_dims, std::span<const std::size_t> source) const;
+};
+
+std::uint64_t element_count(std::span<const std::int64_t> dims);
+/// Row-major strides of `dims`.
+std::vector<std::size_t> strides_of(std::span<const std::int64_t> dims);
+/// The element order of a transpose of `dims` by `perm` (output element j reads input element [j]).
+std::vector<std::size_t> transpose_order(std::span<const std::int64_t> dims, std::span<const std::size_t> perm);
+
+/// Channels-last is kiln's layout for convolutions, pooling, batch norm and resize: ONNX's
+/// [N, C, D1, ..., Dk] held as [N, D1, ..., Dk, C].
+std::vector<std::size_t> to_channels_last(std::size_t rank);
+std::vector<std::size_t> from_channels_last(std::size_t rank);
+/// Where ONNX axis `axis` (in [0, rank)) sits in the channels-last order.
+std::size_t channels_last_axis(std::size_t axis, std::size_t rank);
+
+/// One named value of the ONNX graph. It may exist as a kiln tensor in ONNX's axis order
+/// (`plain`), in channels-last order, or both; each is made on demand, once.
+struct Value {
+  std::vector<std::int64_t> dims;  ///< ONNX dimensions
+  DataType type = DataType::Float32;
+  std::optional<ConstValue> constant;
+  std::optional<OutputSlot> plain;
+  std::optional<OutputSlot> channels_last;
+};
+
+enum class Layout : std::uint8_t { Plain, ChannelsLast };
+
+class Importer;
+using Converter = Status (*)(Importer&);
+
+/// Reads one graph into a Network. The converters call back into it for inputs, attributes, layers
+/// and errors; every error names the node being converted.
+class Importer {
+ public:
+  explicit Importer(std::int64_t opset) : opset_(opset) {}
+
+  Status read_graph(const ::onnx::GraphProto& graph, ImportedModel& model);
+  /// A graph input the user gave a value for (ImportOptions::constant_inputs); call before read_graph.
+  Status add_constant_input(const HostTensor& tensor);
+
+  // ---- for converters: the node being converted
+  std::int64_t opset() const { return opset_; }
+  const ::onnx::NodeProto& node() const { return *node_; }
+  std::size_t num_inputs() const;  ///< inputs present (trailing empty names dropped)
+  bool has_input(std::size_t i) const;
+  Expected<Value*> input(std::size_t i);
+  /// The input's constant value, or an error saying the input must be constant.
+  Expected<const ConstValue*> constant_input(std::size_t i, std::string_view role);
+  /// The value already defined for output `i` of the node.
+  Expected<Value*> output_value(std::size_t i);
+  /// True when output `i` is read by another node or is a graph output.
+  bool output_used(std::size_t i) const;
+
+  std::optional<std::int64_t> attr_int(std::string_view name) const;
+  std::int64_t attr_int(std::string_view name, std::int64_t fallback) const;
+  std::optional<float> attr_float(std::string_view name) const;
+  float attr_float(std::string_view name, float fallback) const;
+  std::optional<std::vector<std::int64_t>> attr_ints(std::string_view name) const;
+  std::optional<std::vector<float>> attr_floats(std::string_view name) const;
+  std::optional<std::string> attr_string(std::string_view name) const;
+  const ::onnx::AttributeProto* attr(std::string_view name) const;
+
+  /// An error about the current node: "node 'conv1' (Conv): <reason>".
+  template <class... Pieces>
+  Status error(const Pieces&... pieces) const {
+    return Status::error(ErrorCode::Unsupported, node_description(), ": ", pieces...);
+  }
+  template <class... Pieces>
+  Status invalid(const Pieces&... pieces) const {
+    return Status::error(ErrorCode::InvalidNetwork, node_description(), ": ", pieces...);
+  }
+  std::string node_description() const;
+
+  // ---- tensors in a layout
+  /// The value as a kiln tensor in `layout`, `rank` dimensions (leading 1s added for broadcasting).
+  Expected<OutputSlot> tensor(Value& value, Layout layout, std::size_t rank);
+  Expected<OutputSlot> plain(Value& value) { return tensor(value, Layout::Plain, value.dims.size()); }
+  Expected<OutputSlot> channels_last(Value& value) { return tensor(value, Layout::ChannelsLast, value.dims.size()); }
+  /// The layout a layout-agnostic op (activation, unary) should run in: the one the value has.
+  static Layout preferred_layout(const Value& value);
+  /// A constant tensor in the network.
+  OutputSlot add_constant(const ConstValue& constant, DataType type, std::string_view suffix);
+
+  /// Adds a layer reading `inputs`, infers its outputs now (errors name the node) and returns
+  /// its first output.
+  template <OpDescriptor Op>
+  Expected<OutputSlot> add(typename Op::Params params, std::span<const OutputSlot> inputs, std::string_view suffix = {}) {
+    std::vector<TensorInfo> infos;
+    for (const OutputSlot& slot : inputs) infos.push_back(info(slot));
+    std::vector<TensorInfo> outputs(ops::num_outputs<Op>(params));
+    if (auto status = Op::infer(params, infos, outputs); !status) return invalid(status.message());
+    for (const TensorInfo& out : outputs)
+      if (auto valid = kiln::validate(out); !valid) return invalid(valid.message());
+    const LayerId id = network_->add_layer<Op>(std::move(params), inputs.size(), layer_name(suffix));
+    for (std::size_t i = 0; i < inputs.size(); ++i) (void)network_->connect(inputs[i], id, i);
+    for (std::uint32_t i = 0; i < outputs.size(); ++i) infos_[{id, i}] = outputs[i];
+    return OutputSlot{id, 0};
+  }
+  template <OpDescriptor Op>
+  Expected<OutputSlot> add(typename Op::Params params, std::initializer_list<OutputSlot> inputs,
+                           std::string_view suffix = {}) {
+    return add<Op>(std::move(params), std::span<const OutputSlot>(inputs.begin(), inputs.size()), suffix);
+  }
+  const TensorInfo& info(OutputSlot slot) const { return infos_.at({slot.layer, slot.index}); }
+
+  /// Defines output `i` of the node as `slot`, a tensor in `layout` (its ONNX dims follow from its info).
+  void define(std::size_t i, OutputSlot slot, Layout layout);
+  /// Defines output `i` of the node as another name for `value` (Identity).
+  void define_value(std::size_t i, Value value);
+  /// Defines output `i` of the node as a constant (folded at import).
+  void define_constant(std::size_t i, ConstValue constant, DataType type);
+  /// The dims of a kiln tensor in `layout` for ONNX `dims`.
+  static std::vector<std::int64_t> layout_dims(std::span<const std::int64_t> dims, Layout layout);
+
+ private:
+  std::string layer_name(std::string_view suffix) const;
+  Status convert_node(const ::onnx::NodeProto& node);
+  Status add_graph_input(const ::onnx::ValueInfoProto& input, BindingId binding, ImportedModel& model);
+
+  std::int64_t opset_;
+  Network* network_ = nullptr;
+  const ::onnx::NodeProto* node_ = nullptr;
+  std::map<std::string, Value, std::less<>> values_;
+  std::map<std::string, std::size_t, std::less<>> readers_;  ///< how many nodes and graph outputs read a name
+  std::map<std::pair<LayerId, std::uint32_t>, TensorInfo> infos_;
+  std::size_t folded_ = 0;
+  bool node_folded_ = false;
+};
+
+/// The window of a convolution or pooling node over 1 or 2 spatial axes, as kiln's 2-D parameters
+/// (a 1-D window is a 2-D one of height 1).
+struct Window2d {
+  ops::Size2d kernel, stride, dilation;
+  ops::Padding2d padding;
+};
+/// Reads kernel_shape (or `kernel` when given), strides, dilations, pads and auto_pad for an
+/// input of spatial size `spatial`.
+Expected<Window2d> read_window(const Importer& im, std::span<const std::int64_t> spatial,
+                               std::span<const std::int64_t> kernel = {});
+/// An integer-list attribute with one value per spatial axis (`fallback` when absent).
+Expected<std::vector<std::int64_t>> spatial_attr(const Importer& im, std::string_view name, std::size_t axes,
+                                                 std::int64_t fallback);
+/// The channels-last tensor of a 3-D ([N, C, L]) or 4-D input as kiln's 4-D NHWC ([N, 1, L, C] for 1-D).
+Expected<OutputSlot> nhwc_input(Importer& im, Value& x);
+/// Defines output 0 as NHWC result `y`, back to [N, L, C] when the input was 1-D.
+Status define_nhwc_output(Importer& im, OutputSlot y, bool one_d);
+
+/// Converters by ONNX op type; each file of converters adds its ops.
+struct ConverterEntry {
+  std::string_view op;
+  Converter convert;
+};
+std::span<const ConverterEntry> converter_table();  ///< all of them, sorted by op
+std::span<const ConverterEntry> activation_converters();
+std::span<const ConverterEntry> elementwise_converters();
+std::span<const ConverterEntry> convolution_converters();
+std::span<const ConverterEntry> dense_converters();
+std::span<const ConverterEntry> pooling_converters();
+std::span<const ConverterEntry> normalization_converters();
+std::span<const ConverterEntry> reduce_converters();
+std::span<const ConverterEntry> resize_converters();
+std::span<const ConverterEntry> shape_converters();
+std::span<const ConverterEntry> constant_converters();
+
+/// A TensorProto's value; the error names the tensor.
+Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor);
+/// The kiln type of an ONNX element type, or an error naming it.
+Expected<DataType> kiln_type(std::int32_t onnx_type);
+std::string_view onnx_type_name(std::int32_t onnx_type);
+
+/// Shapes, axes and sizes as kiln's unsigned dims, or an error when one is negative or huge.
+Expected<std::vector<std::uint32_t>> to_dims(std::span<const std::int64_t> dims);
+
+}  // namespace kiln::onnx::detail
+
+/// Evaluates an Expected and returns its Status from the calling function when it holds none.
+#define KILN_ONNX_TRY(name, expr)                 \
+  auto name##_expected = (expr);                  \
+  if (!name##_expected) return name##_expected.status(); \
+  auto&& name = *name##_expected

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: Apache-2.0
+// kiln: run, check, benchmark, inspect and evaluate ONNX models (in the spirit of Arm NN's ExecuteNetwork).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "session.hpp"
+
+namespace {
+
+using kiln::Status;
+using kiln::onnx::HostTensor;
+using kiln::tool::Session;
+using kiln::tool::SessionOptions;
+
+constexpr const char* usage = R"(usage: kiln COMMAND MODEL [ARGS] [OPTIONS]
+
+commands:
+  run MODEL [--input FILE ...] [--output FILE ...]
+        one inference; inputs are TensorProto (.pb) or NumPy (.npy) files in the model's input order
+        (deterministic random data when none are given); outputs are written as .pb or .npy
+  check MODEL TEST_DIR [--rtol R] [--atol A]
+        runs the ONNX test cases TEST_DIR/test_data_set_*/{input,output}_*.pb and compares
+        (pass: |kiln - expected| <= atol + rtol * |expected|; defaults 1e-3 and 1e-4)
+  bench MODEL [--iterations N] [--warmup N]
+        load time and latency (min, median, p90)
+  inspect MODEL [--profile FILE]
+        the optimized network (layer -> backend, shapes) and its memory plan; --profile writes a
+        Chrome trace (chrome://tracing, Perfetto) of one inference
+  eval MODEL IMAGES.npy [--labels LABELS.npy] [--reference LOGITS.npy]
+        a classifier over a batch of examples (one inference per example), on each backend of
+        --backend in turn (default: every available one): accuracy, agreement with the reference
+        outputs, latency
+
+options for every command:
+  --backend LIST   comma-separated preference list of ref, neon, cl (default: every available one,
+                   cl first); layers a backend cannot run fall back to the next
+  --threads N      NeonBackend threads (default: every hardware thread)
+)";
+
+/// The command line: positional arguments and --options (each takes a value; some repeat).
+struct Arguments {
+  std::vector<std::string> positional;
+  std::map<std::string, std::vector<std::string>, std::less<>> options;
+
+  std::optional<std::string> get(std::string_view name) const {
+    auto found = options.find(name);
+    if (found == options.end()) return std::nullopt;
+    return found->second.back();
+  }
+  std::vector<std::string> all(std::string_view name) const {
+    auto found = options.find(name);
+    return found == options.end() ? std::vector<std::string>{} : found->second;
+  }
+};
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "kiln: %s\n", message.c_str());
+  return 1;
+}
+int fail(const Status& status) { return fail(status.message()); }
+
+kiln::Expected<double> number(const Arguments& args, std::string_view name, double fallback) {
+  const auto text = args.get(name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  const double value = std::strtod(text->c_str(), &end);
+  if (end == text->c_str() || *end != '\0' || !std::isfinite(value))
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--", name, " takes a number, got '", *text, "'");
+  return value;
+}
+
+kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, bool profiling = false) {
+  SessionOptions options;
+  options.backends = args.get("backend").value_or("");
+  auto threads = number(args, "threads", 0);
+  if (!threads) return threads.status();
+  if (*threads < 0 || *threads > 1024) return Status::error(kiln::ErrorCode::InvalidArgument, "--threads must be 0 to 1024");
+  options.threads = static_cast<int>(*threads);
+  options.profiling = profiling;
+  return Session::open(args.positional.at(0), options);
+}
+
+std::string shape_of(const kiln::TensorInfo& info) { return info.to_string(); }
+
+void print_tensor(const HostTensor& t) {
+  std::printf("  %s: %s", t.name.c_str(), shape_of(t.info).c_str());
+  if (t.info.type == kiln::DataType::Float32) {
+    const std::span<const float> v(reinterpret_cast<const float*>(t.data.data()), t.info.num_elements());
+    if (!v.empty()) {
+      const auto best = std::ranges::max_element(v) - v.begin();
+      std::printf("  argmax %td (%.6g); first", best, v[static_cast<std::size_t>(best)]);
+    }
+    for (std::size_t i = 0; i < std::min<std::size_t>(8, v.size()); ++i) std::printf(" %.6g", v[i]);
+  } else if (t.info.type == kiln::DataType::Signed32) {
+    const std::span<const std::int32_t> v(reinterpret_cast<const std::int32_t*>(t.data.data()), t.info.num_elements());
+    std::printf("  first");
+    for (std::size_t i = 0; i < std::min<std::size_t>(8, v.size()); ++i) std::printf(" %d", v[i]);
+  }
+  std::printf("\n");
+}
+
+int run_command(const Arguments& args) {
+  auto session = open_session(args);
+  if (!session) return fail(session.status());
+  std::vector<HostTensor> inputs;
+  const auto input_files = args.all("input");
+  if (input_files.empty()) {
+    inputs = (*session)->random_inputs();
+  } else {
+    for (const auto& file : input_files) {
+      auto tensor = kiln::onnx::read_tensor_file(file);
+      if (!tensor) return fail(tensor.status());
+      inputs.push_back(std::move(*tensor));
+    }
+  }
+  auto outputs = (*session)->make_outputs();
+  if (auto status = (*session)->run(inputs, outputs); !status) return fail(status);
+  const auto output_files = args.all("output");
+  if (!output_files.empty() && output_files.size() != outputs.size())
+    return fail(kiln::detail::str_cat("the model has ", outputs.size(), " outputs; ", output_files.size(),
+                                      " --output files were given"));
+  std::printf("%s: %zu inputs%s, %zu outputs (load %.1f ms)\n", args.positional[0].c_str(), inputs.size(),
+              input_files.empty() ? " (random)" : "", outputs.size(), (*session)->load_ms());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    print_tensor(outputs[i]);
+    if (!output_files.empty())
+      if (auto status = kiln::onnx::write_tensor_file(output_files[i], outputs[i]); !status) return fail(status);
+  }
+  return 0;
+}
+
+int check_command(const Arguments& args) {
+  if (args.positional.size() < 2) return fail("check needs MODEL and TEST_DIR");
+  auto rtol = number(args, "rtol", 1e-3);
+  auto atol = number(args, "atol", 1e-4);
+  if (!rtol || !atol) return fail(!rtol ? rtol.status() : atol.status());
+  std::error_code error;
+  std::vector<std::filesystem::path> sets;
+  for (const auto& entry : std::filesystem::directory_iterator(args.positional[1], error))
+    if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_")) sets.push_back(entry.path());
+  if (error) return fail(kiln::detail::str_cat("cannot read '", args.positional[1], "': ", error.message()));
+  if (sets.empty()) return fail(kiln::detail::str_cat("'", args.positional[1], "' has no test_data_set_* folders"));
+  std::ranges::sort(sets);
+  auto session = open_session(args);
+  if (!session) return fail(session.status());
+  bool all_pass = true;
+  for (const auto& set : sets) {
+    auto data = kiln::onnx::read_test_data_set(set.string());
+    if (!data) return fail(data.status());
+    auto outputs = (*session)->make_outputs();
+    if (auto status = (*session)->run(data->inputs, outputs); !status) return fail(status.with_context(set.filename().string()));
+    if (data->outputs.size() != outputs.size())
+      return fail(kiln::detail::str_cat(set.string(), " has ", data->outputs.size(), " outputs; the model ", outputs.size()));
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const auto& expected = data->outputs[i];
+      const auto c = kiln::onnx::compare(outputs[i], expected, *rtol, *atol);
+      all_pass = all_pass && c.passed();
+      if (!c.same_info)
+        std::printf("%s output %zu '%s': FAIL %s, expected %s\n", set.filename().c_str(), i, outputs[i].name.c_str(),
+                    outputs[i].info.to_string().c_str(), expected.info.to_string().c_str());
+      else
+        std::printf("%s output %zu '%s': %s  max abs error %.3g, max rel error %.3g, %llu of %llu outside tolerance\n",
+                    set.filename().c_str(), i, outputs[i].name.c_str(), c.passed() ? "pass" : "FAIL", c.max_abs_error,
+                    c.max_rel_error, static_cast<unsigned long long>(c.mismatches),
+                    static_cast<unsigned long long>(outputs[i].info.num_elements()));
+    }
+  }
+  return all_pass ? 0 : 1;
+}
+
+struct Latency {
+  double min, median, p90;
+};
+Latency summarize(std::vector<double> times) {
+  std::ranges::sort(times);
+  auto at = [&](double q) { return times[std::min(times.size() - 1, static_cast<std::size_t>(q * static_cast<double>(times.size())))]; };
+  return {times.front(), at(0.5), at(0.9)};
+}
+
+void progress(int done, int total) {
+  constexpr int width = 40;
+  const int filled = total == 0 ? width : done * width / total;
+  std::fprintf(stderr, "\r[%.*s%*s] %d/%d", filled, "########################################", width - filled, "", done, total);
+  if (done == total) std::fprintf(stderr, "\r%*s\r", width + 24, "");
+  std::fflush(stderr);
+}
+
+int bench_command(const Arguments& args) {
+  auto iterations = number(args, "iterations", 50);
+  auto warmup = number(args, "warmup", 5);
+  if (!iterations || !warmup) return fail(!iterations ? iterations.status() : warmup.status());
+  if (*iterations < 1 || *warmup < 0) return fail("--iterations must be 1 or more and --warmup 0 or more");
+  auto session = open_session(args);
+  if (!session) return fail(session.status());
+  const auto inputs = (*session)->random_inputs();
+  auto outputs = (*session)->make_outputs();
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  for (int i = 0; i < static_cast<int>(*warmup); ++i)
+    if (auto status = (*session)->run(inputs, outputs); !status) return fail(status);
+  std::vector<double> times;
+  const int n = static_cast<int>(*iterations);
+  for (int i = 0; i < n; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    if (auto status = (*session)->run(inputs, outputs); !status) return fail(status);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (terminal) progress(i + 1, n);
+  }
+  const Latency l = summarize(times);
+  std::printf("%s on %s: load %.1f ms; latency over %d runs (%d warm-up): min %.3f ms, median %.3f ms, p90 %.3f ms\n",
+              args.positional[0].c_str(), args.get("backend").value_or("every available backend").c_str(),
+              (*session)->load_ms(), n, static_cast<int>(*warmup), l.min, l.median, l.p90);
+  return 0;
+}
+
+int inspect_command(const Arguments& args) {
+  const auto profile_file = args.get("profile");
+  auto session = open_session(args, profile_file.has_value());
+  if (!session) return fail(session.status());
+  const auto& model = (*session)->model();
+  std::printf("model %s: ONNX opset %lld, producer '%s', %zu nodes (%zu folded into constants at import)\n",
+              args.positional[0].c_str(), static_cast<long long>(model.opset), model.producer.c_str(), model.num_nodes,
+              model.num_folded);
+  for (const auto& in : model.inputs) std::printf("  input %u '%s': %s\n", in.binding, in.name.c_str(), in.info.to_string().c_str());
+  for (const auto& out : model.outputs)
+    std::printf("  output %u '%s': %s\n", out.binding, out.name.c_str(), out.info.to_string().c_str());
+  std::printf("\noptimized network (layer -> backend, output shapes):\n%s\n", (*session)->network_text().c_str());
+  const auto memory = *(*session)->runtime().memory_summary((*session)->id());
+  std::printf("memory plan (%.*s): %zu tensors, arena %llu B, lower bound %llu B, one block per tensor %llu B; "
+              "constants %llu B\n",
+              static_cast<int>(memory.strategy.size()), memory.strategy.data(), memory.tensors,
+              static_cast<unsigned long long>(memory.arena_bytes), static_cast<unsigned long long>(memory.lower_bound_bytes),
+              static_cast<unsigned long long>(memory.unplanned_bytes), static_cast<unsigned long long>(memory.constant_bytes));
+  if (memory.device_tensors > 0)
+    std::printf("device memory: %zu tensors, arena %llu B, lower bound %llu B\n", memory.device_tensors,
+                static_cast<unsigned long long>(memory.device_arena_bytes),
+                static_cast<unsigned long long>(memory.device_lower_bound_bytes));
+  if (profile_file) {
+    const auto inputs = (*session)->random_inputs();
+    auto outputs = (*session)->make_outputs();
+    if (auto status = (*session)->run(inputs, outputs); !status) return fail(status);
+    const auto profile = (*session)->runtime().profile((*session)->id());
+    if (!profile) return fail(profile.status());
+    std::ofstream file(*profile_file);
+    if (!(file << profile->to_chrome_trace())) return fail(kiln::detail::str_cat("cannot write '", *profile_file, "'"));
+    std::printf("\nprofile of one inference written to %s\n%s", profile_file->c_str(), profile->to_table().c_str());
+  }
+  return 0;
+}
+
+// One example of a batch [N, ...] as a tensor of `info` (whose leading dimension is 1).
+HostTensor example(const HostTensor& batch, std::size_t i, const kiln::TensorInfo& info) {
+  const std::size_t bytes = info.num_bytes();
+  HostTensor t{batch.name, info, {}};
+  t.data.assign(batch.data.begin() + static_cast<std::ptrdiff_t>(i * bytes),
+                batch.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * bytes));
+  return t;
+}
+
+int eval_command(const Arguments& args) {
+  if (args.positional.size() < 2) return fail("eval needs MODEL and IMAGES.npy");
+  auto images = kiln::onnx::read_tensor_file(args.positional[1]);
+  if (!images) return fail(images.status());
+  std::optional<HostTensor> labels, reference;
+  if (auto file = args.get("labels")) {
+    auto read = kiln::onnx::read_tensor_file(*file);
+    if (!read) return fail(read.status());
+    labels = std::move(*read);
+  }
+  if (auto file = args.get("reference")) {
+    auto read = kiln::onnx::read_tensor_file(*file);
+    if (!read) return fail(read.status());
+    reference = std::move(*read);
+  }
+  std::vector<std::string> backends;
+  if (auto list = args.get("backend")) {
+    for (std::string_view rest = *list; !rest.empty();) {
+      const auto comma = rest.find(',');
+      backends.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  } else {
+    for (const auto& b : kiln::tool::compiled_backends())
+      if (b.available) backends.emplace_back(b.name);
+  }
+  std::printf("%s: %u examples from %s\n", args.positional[0].c_str(), images->info.rank() ? images->info.shape[0] : 0,
+              args.positional[1].c_str());
+  std::printf("%-8s %10s %12s %14s %12s %12s %10s\n", "backend", "accuracy", "agreement", "max |diff|", "median ms",
+              "p90 ms", "load ms");
+  int status_code = 0;
+  for (const auto& backend : backends) {
+    Arguments one = args;
+    one.options["backend"] = {backend};
+    auto session = open_session(one);
+    if (!session) return fail(session.status());
+    const auto& model = (*session)->model();
+    if (model.inputs.size() != 1 || model.outputs.size() != 1) return fail("eval takes a model with one input and one output");
+    const kiln::TensorInfo in_info = model.inputs[0].info;
+    const kiln::TensorInfo out_info = model.outputs[0].info;
+    if (in_info.rank() == 0 || in_info.shape[0] != 1 || images->info.rank() != in_info.rank() ||
+        images->info.type != in_info.type || images->info.num_bytes() % in_info.num_bytes() != 0)
+      return fail(kiln::detail::str_cat("the examples ", images->info.to_string(), " are not a batch of the model's input ",
+                                        in_info.to_string()));
+    if (out_info.type != kiln::DataType::Float32) return fail("eval needs a Float32 output");
+    const std::size_t count = images->info.num_bytes() / in_info.num_bytes();
+    const std::size_t classes = out_info.num_elements();
+    if (labels && labels->info.num_elements() != count) return fail("--labels has a different number of examples");
+    if (reference && reference->info.num_elements() != count * classes)
+      return fail("--reference does not hold one output per example");
+    std::size_t correct = 0, agree = 0;
+    double max_diff = 0.0;
+    std::vector<double> times;
+    auto outputs = (*session)->make_outputs();
+    for (std::size_t i = 0; i < count; ++i) {
+      const HostTensor input = example(*images, i, in_info);
+      const auto start = std::chrono::steady_clock::now();
+      if (auto status = (*session)->run(std::span(&input, 1), outputs); !status) return fail(status);
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      const std::span<const float> logits(reinterpret_cast<const float*>(outputs[0].data.data()), classes);
+      const auto predicted = static_cast<std::size_t>(std::ranges::max_element(logits) - logits.begin());
+      if (labels) correct += static_cast<std::size_t>(reinterpret_cast<const std::int32_t*>(labels->data.data())[i]) == predicted;
+      if (reference) {
+        const std::span<const float> expected(reinterpret_cast<const float*>(reference->data.data()) + i * classes, classes);
+        agree += static_cast<std::size_t>(std::ranges::max_element(expected) - expected.begin()) == predicted;
+        for (std::size_t k = 0; k < classes; ++k) max_diff = std::max(max_diff, std::abs(double{logits[k]} - expected[k]));
+      }
+    }
+    const Latency l = summarize(times);
+    auto percent = [count](std::size_t n) {
+      char text[16];
+      std::snprintf(text, sizeof text, "%.2f", 100.0 * static_cast<double>(n) / static_cast<double>(count));
+      return std::string(text);
+    };
+    std::printf("%-8s %9s%% %11s%% %14.3g %12.4f %12.4f %10.1f\n", backend.c_str(), labels ? percent(correct).c_str() : "-",
+                reference ? percent(agree).c_str() : "-", reference ? max_diff : 0.0, l.median, l.p90, (*session)->load_ms());
+    if (reference && agree != count) status_code = 1;
+  }
+  return status_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
+    std::fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  Arguments args;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--")) {
+      if (i + 1 >= argc) return fail(kiln::detail::str_cat("option ", arg, " needs a value"));
+      args.options[std::string(arg.substr(2))].emplace_back(argv[++i]);
+    } else {
+      args.positional.emplace_back(arg);
+    }
+  }
+  constexpr std::string_view known_options[] = {"backend", "threads", "input", "output", "rtol", "atol",
+                                                "iterations", "warmup", "profile", "labels", "reference"};
+  for (const auto& [name, values] : args.options)
+    if (std::ranges::find(known_options, name) == std::end(known_options))
+      return fail(kiln::detail::str_cat("unknown option --", name, " (kiln --help lists them)"));
+  if (args.positional.empty()) return fail("no MODEL given (kiln --help)");
+  const std::string_view command = argv[1];
+  if (command == "run") return run_command(args);
+  if (command == "check") return check_command(args);
+  if (command == "bench") return bench_command(args);
+  if (command == "inspect") return inspect_command(args);
+  if (command == "eval") return eval_command(args);
+  return fail(kiln::detail::str_cat("unknown command '", command, "' (run, check, bench, inspect, eval)"));
+}
