@@ -46,7 +46,8 @@ __kernel void unary(__global const float* x, __global float* y, int op) {
     case 3: r = log(v); break;
     case 4: r = sqrt(v); break;
     case 5: r = 1.0f / sqrt(v); break;
-    default: r = 1.0f / v; break;
+    case 6: r = 1.0f / v; break;
+    default: r = erf(v); break;
   }
   y[i] = r;
 }

@@ -278,7 +278,8 @@ def elementwise_unary():
     positive = rand(3, 19, low=0.05, high=9)
     for name, op_id, x, fn in [("abs", 0, signed, torch.abs), ("neg", 1, signed, torch.neg), ("exp", 2, signed, torch.exp),
                                ("log", 3, positive, torch.log), ("sqrt", 4, positive, torch.sqrt),
-                               ("rsqrt", 5, positive, torch.rsqrt), ("reciprocal", 6, signed, torch.reciprocal)]:
+                               ("rsqrt", 5, positive, torch.rsqrt), ("reciprocal", 6, signed, torch.reciprocal),
+                               ("erf", 7, signed, torch.erf)]:
         f.case(name, dict(operation=op_id), input=x, output=fn(t(x)).numpy())
     return f
 

@@ -8,9 +8,10 @@
 
 namespace kiln::ops {
 
-enum class UnaryOperation : std::uint8_t { Abs, Neg, Exp, Log, Sqrt, Rsqrt, Reciprocal };
+enum class UnaryOperation : std::uint8_t { Abs, Neg, Exp, Log, Sqrt, Rsqrt, Reciprocal, Erf };
 
-/// Elementwise unary operation (Arm NN ElementwiseUnaryLayer, ONNX Abs/Neg/Exp/Log/Sqrt/Reciprocal).
+/// Elementwise unary operation (Arm NN ElementwiseUnaryLayer, ONNX Abs/Neg/Exp/Log/Sqrt/Reciprocal/Erf;
+/// Erf is what PyTorch's exact GELU exports to before ONNX opset 20).
 /// Values outside a function's domain follow IEEE 754 (log(-1) is NaN, 1/0 is inf), as in numpy.
 struct ElementwiseUnary {
   static constexpr std::string_view name = "ElementwiseUnary";

@@ -63,8 +63,9 @@ Status constant_of_shape(Importer& im) {
   std::uint64_t count = 1;
   for (std::size_t i = 0; i < shape->size(); ++i) {
     const std::int64_t d = shape->int_at(i);
-    if (d < 0 || (d != 0 && count > (std::uint64_t{1} << 31) / static_cast<std::uint64_t>(d)))
-      return im.invalid("shape entry ", d, " is out of range");
+    if (d < 0) return im.invalid("shape entry ", d, " is negative");
+    if (d != 0 && count > max_folded_elements / static_cast<std::uint64_t>(d))
+      return im.error("a constant of more than ", max_folded_elements, " elements");
     count *= static_cast<std::uint64_t>(d);
     value.dims.push_back(d);
   }
@@ -117,7 +118,7 @@ Status range(Importer& im) {
   const double step = delta->is_float ? delta->floats[0] : static_cast<double>(delta->ints[0]);
   if (step == 0.0) return im.invalid("delta is zero");
   const double count = std::max(std::ceil((last - first) / step), 0.0);
-  if (!(count < double{1 << 30})) return im.invalid("the range has too many elements");
+  if (!(count <= static_cast<double>(max_folded_elements))) return im.error("a range of more than ", max_folded_elements, " elements");
   ConstValue value{{static_cast<std::int64_t>(count)}, start->is_float, false, {}, {}};
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) {
     if (value.is_float) value.floats.push_back(static_cast<float>(first + static_cast<double>(i) * step));

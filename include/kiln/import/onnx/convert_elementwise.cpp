@@ -87,6 +87,8 @@ Expected<T> apply(Importer& im, ops::BinaryOperation op, T a, T b) {
 // Shape arithmetic (Shape -> Gather -> Mul -> Concat -> Reshape) is folded here.
 Status fold_binary(Importer& im, ops::BinaryOperation op, const ConstValue& a, const ConstValue& b, DataType type) {
   KILN_ONNX_TRY(dims, broadcast_dims(im, a.dims, b.dims));
+  if (element_count(dims) > max_folded_elements)
+    return im.error("folding a constant of ", element_count(dims), " elements (at most ", max_folded_elements, ")");
   const std::size_t rank = dims.size();
   auto source_index = [&](const ConstValue& v, std::span<const std::int64_t> index) {
     std::size_t offset = 0, stride = 1;
@@ -230,6 +232,7 @@ constexpr ConverterEntry elementwise[] = {
     {"Abs", unary<ops::UnaryOperation::Abs>},
     {"Add", binary<ops::BinaryOperation::Add>},
     {"Div", binary<ops::BinaryOperation::Div>},
+    {"Erf", unary<ops::UnaryOperation::Erf>},
     {"Exp", unary<ops::UnaryOperation::Exp>},
     {"Log", unary<ops::UnaryOperation::Log>},
     {"Max", variadic<ops::BinaryOperation::Maximum>},

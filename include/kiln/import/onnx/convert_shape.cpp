@@ -379,6 +379,8 @@ Status gather(Importer& im) {
     std::vector<std::int64_t> dims(data->dims.begin(), data->dims.begin() + static_cast<std::ptrdiff_t>(axis));
     dims.insert(dims.end(), indices->dims.begin(), indices->dims.end());
     dims.insert(dims.end(), data->dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data->dims.end());
+    if (element_count(dims) > max_folded_elements)
+      return im.error("folding a constant of ", element_count(dims), " elements (at most ", max_folded_elements, ")");
     const auto outer = std::accumulate(data->dims.begin(), data->dims.begin() + static_cast<std::ptrdiff_t>(axis),
                                        std::int64_t{1}, std::multiplies<>());
     const auto inner = std::accumulate(data->dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data->dims.end(),

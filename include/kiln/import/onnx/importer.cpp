@@ -131,7 +131,7 @@ Expected<Value*> Importer::output_value(std::size_t i) {
 }
 
 bool Importer::output_used(std::size_t i) const {
-  if (i >= static_cast<std::size_t>(node_->output_size()) || node_->output(static_cast<int>(i)).empty()) return false;
+  if (!is_output(i)) return false;
   auto found = readers_.find(node_->output(static_cast<int>(i)));
   return found != readers_.end() && found->second > 0;
 }
@@ -252,7 +252,12 @@ Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t r
   return add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {reshaped}, "to_nhwc");
 }
 
+bool Importer::is_output(std::size_t i) const {
+  return i < static_cast<std::size_t>(node_->output_size()) && !node_->output(static_cast<int>(i)).empty();
+}
+
 void Importer::define(std::size_t i, OutputSlot slot, Layout layout) {
+  if (!is_output(i)) return;  // an optional output the model does not name
   Value value;
   const TensorInfo& slot_info = info(slot);
   value.type = slot_info.type;
@@ -265,11 +270,13 @@ void Importer::define(std::size_t i, OutputSlot slot, Layout layout) {
 }
 
 void Importer::define_value(std::size_t i, Value value) {
+  if (!is_output(i)) return;
   node_folded_ = value.constant.has_value();
   values_[node_->output(static_cast<int>(i))] = std::move(value);
 }
 
 void Importer::define_constant(std::size_t i, ConstValue constant, DataType type) {
+  if (!is_output(i)) return;
   Value value;
   value.dims = constant.dims;
   value.type = type;
@@ -408,6 +415,7 @@ Status Importer::convert_node(const ::onnx::NodeProto& node) {
   node_folded_ = false;
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return error("op domain '", node.domain(), "' is not supported (only the default ONNX domain is)");
+  if (node.output_size() == 0 || node.output(0).empty()) return invalid("the node has no output");
   const auto table = converter_table();
   const auto found = std::ranges::lower_bound(table, std::string_view(node.op_type()), {}, &ConverterEntry::op);
   if (found == table.end() || found->op != node.op_type())

@@ -35,6 +35,8 @@ struct ConstValue {
 };
 
 std::uint64_t element_count(std::span<const std::int64_t> dims);
+/// The most elements a constant computed at import may have (ConstantOfShape, Range, broadcasts).
+inline constexpr std::uint64_t max_folded_elements = std::uint64_t{1} << 26;
 /// Row-major strides of `dims`.
 std::vector<std::size_t> strides_of(std::span<const std::int64_t> dims);
 /// The element order of a transpose of `dims` by `perm` (output element j reads input element [j]).
@@ -82,6 +84,8 @@ class Importer {
   Expected<const ConstValue*> constant_input(std::size_t i, std::string_view role);
   /// The value already defined for output `i` of the node.
   Expected<Value*> output_value(std::size_t i);
+  /// True when the node names an output `i` (optional outputs may be left unnamed).
+  bool is_output(std::size_t i) const;
   /// True when output `i` is read by another node or is a graph output.
   bool output_used(std::size_t i) const;
 

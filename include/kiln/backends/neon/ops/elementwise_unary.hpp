@@ -29,6 +29,7 @@ struct Kernel<ops::ElementwiseUnary> : Float32Kernel<ops::ElementwiseUnary> {
       // Exact division, not the approximate rsqrt/rcp instructions: results stay within an ulp or two of Ref.
       case U::Rsqrt: return stream([](Vec v) { return Vec(1.0f) / xsimd::sqrt(v); });
       case U::Reciprocal: return stream([](Vec v) { return Vec(1.0f) / v; });
+      case U::Erf: return stream([](Vec v) { return xsimd::erf(v); });
     }
   }
 };

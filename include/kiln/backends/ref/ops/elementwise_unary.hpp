@@ -22,6 +22,7 @@ struct Workload<ops::ElementwiseUnary, RefBackend> : ref::Float32Kernel<ops::Ele
       case O::Sqrt: return std::sqrt(x);
       case O::Rsqrt: return 1.0f / std::sqrt(x);
       case O::Reciprocal: return 1.0f / x;
+      case O::Erf: return std::erf(x);
     }
     return x;
   }

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: Apache-2.0
+// The ONNX importer on hand-built models with hand-computed results, its errors, and every kind of
+// broken file; the tensor file formats it reads and writes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <onnx/onnx_pb.h>
+
+#include <kiln/import/onnx.hpp>
+#include <kiln/kiln.hpp>
+
+using namespace kiln;
+
+namespace {
+
+/// Builds an ONNX model with protobuf's own API, independent of the importer's reading code.
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(std::int64_t opset = 13) {
+    model_.set_ir_version(8);
+    model_.set_producer_name("kiln tests");
+    auto* op = model_.add_opset_import();
+    op->set_domain("");
+    op->set_version(opset);
+  }
+  ModelBuilder& input(const std::string& name, std::vector<std::int64_t> dims,
+                      int type = ::onnx::TensorProto::FLOAT) {
+    auto* value = model_.mutable_graph()->add_input();
+    value->set_name(name);
+    auto* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(type);
+    for (auto d : dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
+    return *this;
+  }
+  ModelBuilder& dynamic_input(const std::string& name) {
+    auto* value = model_.mutable_graph()->add_input();
+    value->set_name(name);
+    auto* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(::onnx::TensorProto::FLOAT);
+    tensor->mutable_shape()->add_dim()->set_dim_param("batch");
+    tensor->mutable_shape()->add_dim()->set_dim_value(4);
+    return *this;
+  }
+  ModelBuilder& initializer(const std::string& name, std::vector<std::int64_t> dims, std::vector<float> values) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    for (auto d : dims) t->add_dims(d);
+    for (float v : values) t->add_float_data(v);
+    return *this;
+  }
+  ModelBuilder& int_initializer(const std::string& name, std::vector<std::int64_t> values) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::INT64);
+    t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (auto v : values) t->add_int64_data(v);
+    return *this;
+  }
+  ::onnx::NodeProto& node(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                          const std::string& name = {}) {
+    auto* n = model_.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(name.empty() ? op + "_" + outputs[0] : name);
+    for (auto& i : inputs) n->add_input(i);
+    for (auto& o : outputs) n->add_output(o);
+    return *n;
+  }
+  ModelBuilder& output(const std::string& name) {
+    model_.mutable_graph()->add_output()->set_name(name);
+    return *this;
+  }
+  std::string bytes() const { return model_.SerializeAsString(); }
+  Expected<kiln::onnx::ImportedModel> import() const {
+    const std::string b = bytes();
+    return kiln::onnx::import_model(std::as_bytes(std::span(b.data(), b.size())));
+  }
+
+ private:
+  ::onnx::ModelProto model_;
+};
+
+void set_ints(::onnx::NodeProto& node, const std::string& name, std::vector<std::int64_t> values) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (auto v : values) a->add_ints(v);
+}
+void set_int(::onnx::NodeProto& node, const std::string& name, std::int64_t value) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+void set_float(::onnx::NodeProto& node, const std::string& name, float value) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::FLOAT);
+  a->set_f(value);
+}
+
+/// Runs a model with one input and one output on RefBackend.
+std::vector<float> run(kiln::onnx::ImportedModel& model, const std::vector<float>& input) {
+  auto optimized = optimize<RefBackend>(model.network);
+  REQUIRE(optimized);
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(*optimized);
+  REQUIRE(id);
+  std::vector<float> out(model.outputs.at(0).info.num_elements());
+  const InputBinding in[] = {{0, {model.inputs.at(0).info, input.data()}}};
+  const OutputBinding outs[] = {{0, {model.outputs.at(0).info, out.data()}}};
+  REQUIRE(runtime.enqueue(*id, in, outs));
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("ONNX Conv in NCHW with bias: hand-computed, and the user sees NCHW", "[onnx]") {
+  ModelBuilder m;
+  m.input("x", {1, 1, 3, 3}).initializer("w", {1, 1, 2, 2}, {1, 1, 1, 1}).initializer("b", {1}, {1});
+  m.node("Conv", {"x", "w", "b"}, {"y"});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(model->inputs[0].info.shape == TensorShape{1, 1, 3, 3});
+  CHECK(model->outputs[0].info.shape == TensorShape{1, 1, 2, 2});
+  // 2x2 window sums of 1..9, plus 1.
+  CHECK(run(*model, {1, 2, 3, 4, 5, 6, 7, 8, 9}) == std::vector<float>{13, 17, 25, 29});
+}
+
+TEST_CASE("ONNX Conv with two channels keeps NCHW order at the output", "[onnx]") {
+  // Output channel 0 copies input channel 1, output channel 1 doubles input channel 0 (1x1 kernels).
+  ModelBuilder m;
+  m.input("x", {1, 2, 1, 2}).initializer("w", {2, 2, 1, 1}, {0, 1, 2, 0});
+  m.node("Conv", {"x", "w"}, {"y"});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(run(*model, {1, 2, 3, 4}) == std::vector<float>{3, 4, 2, 4});
+}
+
+TEST_CASE("ONNX Gemm with transA, alpha, beta and a bias vector", "[onnx]") {
+  // A^T = [[1, 2, 3], [4, 5, 6]], B = [[1, 0], [0, 1], [1, 1]]: A^T B = [[4, 5], [10, 11]].
+  // Y = 2 * A^T B + 0.5 * [10, 20] = [[13, 20], [25, 32]].
+  ModelBuilder m;
+  m.input("a", {3, 2}).initializer("b", {3, 2}, {1, 0, 0, 1, 1, 1}).initializer("c", {2}, {10, 20});
+  auto& gemm = m.node("Gemm", {"a", "b", "c"}, {"y"});
+  set_int(gemm, "transA", 1);
+  set_float(gemm, "alpha", 2.0f);
+  set_float(gemm, "beta", 0.5f);
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(run(*model, {1, 4, 2, 5, 3, 6}) == std::vector<float>{13, 20, 25, 32});
+}
+
+TEST_CASE("ONNX shape arithmetic is folded at import", "[onnx]") {
+  // x.view(x.size(0), -1) as PyTorch exports it: Shape -> Gather -> Unsqueeze -> Concat -> Reshape.
+  ModelBuilder m;
+  m.input("x", {2, 3, 4}).int_initializer("zero", {0}).int_initializer("minus_one", {-1});
+  m.node("Shape", {"x"}, {"shape"});
+  auto& gather = m.node("Gather", {"shape", "zero"}, {"batch"});
+  set_int(gather, "axis", 0);
+  auto& concat = m.node("Concat", {"batch", "minus_one"}, {"target"});
+  set_int(concat, "axis", 0);
+  m.node("Reshape", {"x", "target"}, {"y"});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(model->num_folded == 3);
+  CHECK(model->outputs[0].info.shape == TensorShape{2, 12});
+  std::vector<float> x(24);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  CHECK(run(*model, x) == x);
+}
+
+TEST_CASE("ONNX Transpose after a convolution: NCHW to NHWC is kiln's own layout, no layer", "[onnx]") {
+  ModelBuilder m;
+  m.input("x", {1, 2, 1, 2}).initializer("w", {2, 2, 1, 1}, {1, 0, 0, 1});
+  m.node("Conv", {"x", "w"}, {"c"});
+  auto& t = m.node("Transpose", {"c"}, {"y"});
+  set_ints(t, "perm", {0, 2, 3, 1});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(model->outputs[0].info.shape == TensorShape{1, 1, 2, 2});
+  // Input channel 0 = [1, 2], channel 1 = [3, 4]; NHWC interleaves them.
+  CHECK(run(*model, {1, 2, 3, 4}) == std::vector<float>{1, 3, 2, 4});
+  std::size_t transposes = 0;
+  for (LayerId id : model->network.execution_order()) transposes += model->network.layer(id).is<ops::Transpose>() ? 1 : 0;
+  CHECK(transposes == 1);  // only the input's NCHW -> NHWC
+}
+
+TEST_CASE("ONNX Softmax before opset 13 normalises the flattened trailing axes", "[onnx]") {
+  ModelBuilder m(11);
+  m.input("x", {1, 2, 3});
+  m.node("Softmax", {"x"}, {"y"});  // axis 1: over all six values
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  const auto y = run(*model, {0, 1, 2, 3, 4, 5});
+  double sum = 0;
+  for (int i = 0; i < 6; ++i) sum += std::exp(i);
+  for (int i = 0; i < 6; ++i) CHECK(y[static_cast<std::size_t>(i)] == Approx(std::exp(i) / sum).epsilon(1e-6));
+}
+
+TEST_CASE("ONNX opset 6 legacy broadcast lines B up from axis", "[onnx]") {
+  ModelBuilder m(6);
+  m.input("x", {1, 2, 1, 2}).initializer("b", {2}, {10, 20});
+  auto& add = m.node("Add", {"x", "b"}, {"y"});
+  set_int(add, "broadcast", 1);
+  set_int(add, "axis", 1);  // b per channel, not per column
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(run(*model, {1, 2, 3, 4}) == std::vector<float>{11, 12, 23, 24});
+}
+
+TEST_CASE("ONNX importer errors name the node, the op and the reason", "[onnx][errors]") {
+  SECTION("unsupported op") {
+    ModelBuilder m;
+    m.input("x", {2});
+    m.node("Hardmax", {"x"}, {"y"}, "my_node");
+    m.output("y");
+    auto model = m.import();
+    REQUIRE(!model);
+    CHECK(model.status().code() == ErrorCode::Unsupported);
+    CHECK(model.status().message() == "node 'my_node' (Hardmax): kiln's importer does not support op Hardmax");
+  }
+  SECTION("unsupported attribute value") {
+    ModelBuilder m;
+    m.input("x", {1, 1, 4, 4});
+    auto& pool = m.node("MaxPool", {"x"}, {"y"}, "pool");
+    set_ints(pool, "kernel_shape", {2, 2});
+    set_ints(pool, "dilations", {2, 2});
+    m.output("y");
+    auto model = m.import();
+    REQUIRE(!model);
+    CHECK_THAT(model.status().message(), Catch::StartsWith("node 'pool' (MaxPool): dilations other than 1"));
+  }
+  SECTION("dynamic shape") {
+    ModelBuilder m;
+    m.dynamic_input("x");
+    m.node("Relu", {"x"}, {"y"});
+    m.output("y");
+    auto model = m.import();
+    REQUIRE(!model);
+    CHECK_THAT(model.status().message(), Catch::Contains("graph input 'x' has a dynamic dimension 'batch'"));
+  }
+  SECTION("opset out of range") {
+    ModelBuilder m(19);
+    m.input("x", {2});
+    m.node("Relu", {"x"}, {"y"});
+    m.output("y");
+    CHECK(m.import().status().message() == "the model uses ONNX opset 19; kiln reads opsets 1 to 18");
+  }
+  SECTION("input of a node that nothing produced") {
+    ModelBuilder m;
+    m.input("x", {2});
+    m.node("Add", {"x", "nowhere"}, {"y"}, "add");
+    m.output("y");
+    CHECK_THAT(m.import().status().message(), Catch::Contains("'nowhere' is not produced by any earlier node"));
+  }
+  SECTION("weights that do not match") {
+    ModelBuilder m;
+    m.input("x", {1, 3, 4, 4}).initializer("w", {2, 2, 1, 1}, {1, 1, 1, 1});
+    m.node("Conv", {"x", "w"}, {"y"}, "conv");
+    m.output("y");
+    CHECK_THAT(m.import().status().message(), Catch::StartsWith("node 'conv' (Conv): group 1 does not fit input channels 3"));
+  }
+  SECTION("initializer with less data than its shape") {
+    ModelBuilder m;
+    m.input("x", {4}).initializer("b", {4}, {1, 2});
+    m.node("Add", {"x", "b"}, {"y"});
+    m.output("y");
+    CHECK(m.import().status().message() == "tensor 'b': has 2 values for 4 elements");
+  }
+}
+
+TEST_CASE("ONNX importer: every truncation and corruption of a real model is an error or a model, never a crash",
+          "[onnx][errors]") {
+  const std::string model = read_file(KILN_DIGITS_MODEL);
+  REQUIRE(model.size() > 1000);
+  CHECK(kiln::onnx::import_model(std::as_bytes(std::span(model.data(), model.size()))));
+  std::size_t refused = 0;
+  for (std::size_t length = 0; length < model.size(); length += 97) {
+    auto imported = kiln::onnx::import_model(std::as_bytes(std::span(model.data(), length)));
+    refused += imported ? 0 : 1;
+  }
+  CHECK(refused > 0);
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string corrupt = model;
+    for (int flips = 0; flips < 4; ++flips) corrupt[random() % corrupt.size()] = static_cast<char>(random());
+    auto imported = kiln::onnx::import_model(std::as_bytes(std::span(corrupt.data(), corrupt.size())));
+    if (imported) (void)optimize<RefBackend>(imported->network);  // what imports must also optimize or say why not
+  }
+  CHECK(kiln::onnx::import_file("/nonexistent/model.onnx").status().message() ==
+        "cannot open model file '/nonexistent/model.onnx'");
+}
+
+TEST_CASE("ONNX importer: inputs the fuzzer found (tests/onnx/fuzz_regressions) are errors, not crashes",
+          "[onnx][errors]") {
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(KILN_FUZZ_REGRESSIONS)) {
+    INFO(entry.path().filename().string());
+    const std::string bytes = read_file(entry.path().string());
+    auto imported = kiln::onnx::import_model(std::as_bytes(std::span(bytes.data(), bytes.size())));
+    CHECK(!imported);
+    ++files;
+  }
+  CHECK(files > 0);
+}
+
+TEST_CASE("Tensor files: NumPy arrays written by numpy, and round trips through .npy and .pb", "[onnx][files]") {
+  auto labels = kiln::onnx::read_tensor_file(KILN_DIGITS_LABELS);  // int64 [360] written by numpy
+  REQUIRE(labels);
+  CHECK(labels->info == TensorInfo{TensorShape{360}, DataType::Signed32});
+  const auto* l = reinterpret_cast<const std::int32_t*>(labels->data.data());
+  CHECK(std::vector<std::int32_t>(l, l + 6) == std::vector<std::int32_t>{3, 8, 8, 3, 8, 8});
+
+  kiln::onnx::HostTensor t{"t", {TensorShape{2, 3}, DataType::Float32}, std::vector<std::byte>(24)};
+  const float values[] = {1.5f, -2, 0, 3, 1e-8f, NAN};
+  std::memcpy(t.data.data(), values, 24);
+  for (const char* ext : {".npy", ".pb"}) {
+    const auto path = (std::filesystem::temp_directory_path() / (std::string("kiln_tensor") + ext)).string();
+    REQUIRE(kiln::onnx::write_tensor_file(path, t));
+    auto back = kiln::onnx::read_tensor_file(path);
+    REQUIRE(back);
+    CHECK(back->info == t.info);
+    CHECK(std::memcmp(back->data.data(), t.data.data(), 20) == 0);
+    CHECK(std::isnan(reinterpret_cast<const float*>(back->data.data())[5]));
+    std::filesystem::remove(path);
+  }
+  const auto bad = (std::filesystem::temp_directory_path() / "kiln_bad.npy").string();
+  const char header[] = "\x93NUMPY\x01\x00\x40\x00{'descr': '<f4'";  // promises 64 header bytes, has 15
+  std::ofstream(bad, std::ios::binary).write(header, sizeof header - 1);
+  CHECK_THAT(kiln::onnx::read_tensor_file(bad).status().message(), Catch::Contains("truncated header"));
+  std::filesystem::remove(bad);
+}
+
+TEST_CASE("compare() is numpy.allclose per element, NaN equal to NaN", "[onnx][files]") {
+  auto tensor = [](std::vector<float> v) {
+    kiln::onnx::HostTensor t{"", {TensorShape{static_cast<std::uint32_t>(v.size())}, DataType::Float32}, {}};
+    t.data.resize(4 * v.size());
+    std::memcpy(t.data.data(), v.data(), t.data.size());
+    return t;
+  };
+  const auto c = kiln::onnx::compare(tensor({1.0f, 100.05f, NAN}), tensor({1.0f, 100.0f, NAN}), 1e-3, 1e-4);
+  CHECK(c.passed());
+  CHECK(c.max_abs_error == Approx(0.05).epsilon(1e-3));
+  const auto d = kiln::onnx::compare(tensor({1.0f, 100.2f, 0.0f}), tensor({1.0f, 100.0f, NAN}), 1e-3, 1e-4);
+  CHECK(d.mismatches == 2);
+  CHECK(!kiln::onnx::compare(tensor({1.0f}), tensor({1.0f, 2.0f}), 1e-3, 1e-4).same_info);
+}
