@@ -178,7 +178,7 @@ Status transpose(Importer& im) {
     im.define(0, input, Layout::Plain);
     return Status::ok();
   }
-  KILN_ONNX_TRY(y, im.add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {input}));
+  KILN_ONNX_TRY(y, im.permute(input, perm, {}));
   im.define(0, y, Layout::Plain);
   return Status::ok();
 }

@@ -231,25 +231,33 @@ Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t r
     if (own_rank < 3 && !value.plain) value.plain = value.channels_last;
     if (layout == Layout::Plain && value.plain) return *value.plain;
     if (layout == Layout::ChannelsLast && value.channels_last) return *value.channels_last;
-    if (layout == Layout::Plain) {
-      const auto perm = from_channels_last(rank);
-      KILN_ONNX_TRY(slot, add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())},
-                                               {*value.channels_last}, "to_nchw"));
-      value.plain = slot;
-      return slot;
-    }
-    const auto perm = to_channels_last(rank);
-    KILN_ONNX_TRY(slot, add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {*value.plain},
-                                             "to_nhwc"));
-    value.channels_last = slot;
+    const bool to_plain = layout == Layout::Plain;
+    KILN_ONNX_TRY(slot, permute(to_plain ? *value.channels_last : *value.plain,
+                                to_plain ? from_channels_last(rank) : to_channels_last(rank),
+                                to_plain ? "to_nchw" : "to_nhwc"));
+    (to_plain ? value.plain : value.channels_last) = slot;
     return slot;
   }
   // A broadcast operand of lower rank: leading 1s, then the layout.
   KILN_ONNX_TRY(base, plain(value));
   KILN_ONNX_TRY(reshaped, add<ops::Reshape>({dims}, {base}, "expand_rank"));
   if (layout == Layout::Plain) return reshaped;
-  const auto perm = to_channels_last(rank);
-  return add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {reshaped}, "to_nhwc");
+  return permute(reshaped, to_channels_last(rank), "to_nhwc");
+}
+
+Expected<OutputSlot> Importer::permute(OutputSlot slot, std::span<const std::size_t> perm, std::string_view suffix) {
+  const TensorShape& shape = info(slot).shape;
+  // A permutation that keeps the order of the dimensions larger than 1 moves no data (NCHW and
+  // NHWC of a 1x1 image): a Reshape says so, and backends run it as a copy or not at all.
+  std::vector<std::size_t> moved;
+  for (std::size_t d : perm)
+    if (shape[d] != 1) moved.push_back(d);
+  if (std::ranges::is_sorted(moved)) {
+    std::vector<std::int64_t> dims;
+    for (std::size_t d : perm) dims.push_back(shape[d]);
+    return add<ops::Reshape>({dims}, {slot}, suffix);
+  }
+  return add<ops::Transpose>({std::vector<std::uint32_t>(perm.begin(), perm.end())}, {slot}, suffix);
 }
 
 bool Importer::is_output(std::size_t i) const {

@@ -114,6 +114,8 @@ class Importer {
   Expected<OutputSlot> tensor(Value& value, Layout layout, std::size_t rank);
   Expected<OutputSlot> plain(Value& value) { return tensor(value, Layout::Plain, value.dims.size()); }
   Expected<OutputSlot> channels_last(Value& value) { return tensor(value, Layout::ChannelsLast, value.dims.size()); }
+  /// `slot` with its dimensions permuted: a Transpose layer, or a Reshape when no data moves.
+  Expected<OutputSlot> permute(OutputSlot slot, std::span<const std::size_t> perm, std::string_view suffix);
   /// The layout a layout-agnostic op (activation, unary) should run in: the one the value has.
   static Layout preferred_layout(const Value& value);
   /// A constant tensor in the network.
