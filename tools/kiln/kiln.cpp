@@ -264,6 +264,17 @@ HostTensor example(const HostTensor& batch, std::size_t i, const kiln::TensorInf
   return t;
 }
 
+std::size_t argmax(std::span<const float> values) {
+  return static_cast<std::size_t>(std::ranges::max_element(values) - values.begin());
+}
+// Row i of a Float32 tensor of rows of `width`, and entry i of a Signed32 vector.
+std::span<const float> row(const HostTensor& t, std::size_t i, std::size_t width) {
+  return {reinterpret_cast<const float*>(t.data.data()) + i * width, width};
+}
+std::size_t label(const HostTensor& t, std::size_t i) {
+  return static_cast<std::size_t>(reinterpret_cast<const std::int32_t*>(t.data.data())[i]);
+}
+
 int eval_command(const Arguments& args) {
   if (args.positional.size() < 2) return fail("eval needs MODEL and IMAGES.npy");
   auto images = kiln::onnx::read_tensor_file(args.positional[1]);
@@ -290,8 +301,17 @@ int eval_command(const Arguments& args) {
     for (const auto& b : kiln::tool::compiled_backends())
       if (b.available) backends.emplace_back(b.name);
   }
-  std::printf("%s: %u examples from %s\n", args.positional[0].c_str(), images->info.rank() ? images->info.shape[0] : 0,
-              args.positional[1].c_str());
+  const std::uint32_t examples = images->info.rank() ? images->info.shape[0] : 0;
+  std::printf("%s: %u examples from %s\n", args.positional[0].c_str(), examples, args.positional[1].c_str());
+  if (labels && reference && examples > 0 && labels->info.num_elements() == examples &&
+      reference->info.num_elements() % examples == 0) {
+    // The reference's own accuracy, which kiln's should equal.
+    const std::size_t classes = reference->info.num_elements() / examples;
+    std::size_t correct = 0;
+    for (std::size_t i = 0; i < examples; ++i) correct += label(*labels, i) == argmax(row(*reference, i, classes));
+    std::printf("reference outputs (%s): accuracy %.2f%%\n", args.get("reference")->c_str(),
+                100.0 * static_cast<double>(correct) / examples);
+  }
   std::printf("%-8s %10s %12s %14s %12s %12s %10s\n", "backend", "accuracy", "agreement", "max |diff|", "median ms",
               "p90 ms", "load ms");
   int status_code = 0;
@@ -323,12 +343,12 @@ int eval_command(const Arguments& args) {
       const auto start = std::chrono::steady_clock::now();
       if (auto status = (*session)->run(std::span(&input, 1), outputs); !status) return fail(status);
       times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      const std::span<const float> logits(reinterpret_cast<const float*>(outputs[0].data.data()), classes);
-      const auto predicted = static_cast<std::size_t>(std::ranges::max_element(logits) - logits.begin());
-      if (labels) correct += static_cast<std::size_t>(reinterpret_cast<const std::int32_t*>(labels->data.data())[i]) == predicted;
+      const std::span<const float> logits = row(outputs[0], 0, classes);
+      const std::size_t predicted = argmax(logits);
+      if (labels) correct += label(*labels, i) == predicted;
       if (reference) {
-        const std::span<const float> expected(reinterpret_cast<const float*>(reference->data.data()) + i * classes, classes);
-        agree += static_cast<std::size_t>(std::ranges::max_element(expected) - expected.begin()) == predicted;
+        const std::span<const float> expected = row(*reference, i, classes);
+        agree += argmax(expected) == predicted;
         for (std::size_t k = 0; k < classes; ++k) max_diff = std::max(max_diff, std::abs(double{logits[k]} - expected[k]));
       }
     }
