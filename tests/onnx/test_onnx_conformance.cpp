@@ -123,7 +123,7 @@ CaseResult run_case(ToolRuntime& runtime, const fs::path& dir, const ModelSummar
                     const std::vector<std::pair<std::string_view, std::vector<std::string_view>>>& backends) {
   const auto path = (dir / "model.onnx").string();
   auto model = kiln::onnx::import_file(path);
-  const auto& refusal = model.status().message();
+  const std::string refusal = model.status().message();
   const bool freeze = !model && model.status().code() == kiln::ErrorCode::Unsupported &&
                       (refusal.find("must be a constant") != std::string::npos ||
                        refusal.find("has an empty dimension") != std::string::npos);

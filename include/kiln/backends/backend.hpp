@@ -29,6 +29,7 @@ concept DeviceMemoryContext = requires(C& context, std::uint64_t bytes, const vo
   { context.arena_alignment() } -> std::convertible_to<std::size_t>;
   { context.allocate_arena(bytes) } -> std::same_as<Expected<DeviceArena>>;
   { context.read(handle, host, bytes) } -> std::same_as<Status>;
+  { context.finish() } -> std::same_as<Status>;  ///< waits until the device has done all it was given
 };
 
 /// When a device ran the work one layer enqueued, as the device measured it: from the first

@@ -69,6 +69,7 @@ struct DeviceMemoryKind {
   Status (*read)(void* context, const void* handle, void* host, std::uint64_t bytes) = nullptr;
   /// Wraps host memory for the device to read in place; nullptr when the context cannot.
   Expected<DeviceImport> (*import_host)(void* context, const void* host, std::uint64_t bytes) = nullptr;
+  Status (*finish)(void* context) = nullptr;
   std::size_t alignment = 1;
   std::uint64_t arena_bytes = 0;
 
@@ -80,7 +81,8 @@ struct DeviceMemoryKind {
                           [](void* c, const void* handle, void* host, std::uint64_t bytes) {
                             return static_cast<Context*>(c)->read(handle, host, bytes);
                           },
-                          nullptr, std::max<std::size_t>(B::alignment, context.arena_alignment())};
+                          nullptr, [](void* c) { return static_cast<Context*>(c)->finish(); },
+                          std::max<std::size_t>(B::alignment, context.arena_alignment())};
     if constexpr (requires(const void* host, std::uint64_t bytes) {
                     { context.import_host(host, bytes) } -> std::same_as<Expected<DeviceImport>>;
                   })
@@ -619,45 +621,54 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
       const auto [producer, position] = step.zero_copy_views.front();
       memory.outputs[producer][position].data = target;
     }
+  Status result = [&]() -> Status {
   for (std::size_t s = 0; s < steps_.size(); ++s) {
-    const Step& step = steps_[s];
-    switch (step.kind) {
-      case Step::Kind::Input:
-        for (const InputBinding& b : inputs) {
-          if (b.id != step.binding) continue;
-          const bool import = options_.import_inputs && aligned(b.tensor.data);
-          // Readers see the user's buffer (import) or the arena copy; neither is ever written.
-          if (options_.import_inputs) {
-            const void* source = import ? b.tensor.data : memory.outputs[s][0].data;
-            for (const auto& [reader, position] : step.zero_copy_views) memory.inputs[reader][position].data = source;
-            if (auto status = import_to_devices(memory, step, import ? b.tensor.data : nullptr); !status)
-              return status.with_context(detail::str_cat("importing input binding ", b.id));
+      const Step& step = steps_[s];
+      switch (step.kind) {
+        case Step::Kind::Input:
+          for (const InputBinding& b : inputs) {
+            if (b.id != step.binding) continue;
+            const bool import = options_.import_inputs && aligned(b.tensor.data);
+            // Readers see the user's buffer (import) or the arena copy; neither is ever written.
+            if (options_.import_inputs) {
+              const void* source = import ? b.tensor.data : memory.outputs[s][0].data;
+              for (const auto& [reader, position] : step.zero_copy_views) memory.inputs[reader][position].data = source;
+              if (auto status = import_to_devices(memory, step, import ? b.tensor.data : nullptr); !status)
+                return status.with_context(detail::str_cat("importing input binding ", b.id));
+            }
+            if (!import && b.tensor.info.num_bytes() != 0)
+              std::memcpy(memory.outputs[s][0].data, b.tensor.data, b.tensor.info.num_bytes());
           }
-          if (!import && b.tensor.info.num_bytes() != 0)
-            std::memcpy(memory.outputs[s][0].data, b.tensor.data, b.tensor.info.num_bytes());
+          break;
+        case Step::Kind::Output:
+          for (const OutputBinding& b : outputs)
+            if (b.id == step.binding && !memory.exported[s] && b.tensor.info.num_bytes() != 0)
+              std::memcpy(b.tensor.data, memory.inputs[s][0].data, b.tensor.info.num_bytes());
+          break;
+        case Step::Kind::Compute: {
+          if (memory.skipped[s]) break;
+          const auto layer_start = Profiled ? Clock::now() : Clock::time_point{};
+          if (Profiled && step.begin_device_timing) step.begin_device_timing(step.context);
+          Status status = step.workload.run(memory.inputs[s], memory.outputs[s], step.context);
+          if (Profiled && step.end_device_timing) device_timings.emplace_back(timing->layers.size(), step.end_device_timing(step.context));
+          if (!status) return status.with_context(detail::str_cat("layer '", layer_names_[step.layer], "'"));
+          if constexpr (Profiled)
+            timing->layers.push_back({layer_names_[step.layer], layer_ops_[step.layer], step.backend,
+                                      micros(start, layer_start), micros(layer_start, Clock::now())});
+          if (options_.debug_callback)
+            if (auto status = report_outputs(memory, s); !status) return status;
+          break;
         }
-        break;
-      case Step::Kind::Output:
-        for (const OutputBinding& b : outputs)
-          if (b.id == step.binding && !memory.exported[s] && b.tensor.info.num_bytes() != 0)
-            std::memcpy(b.tensor.data, memory.inputs[s][0].data, b.tensor.info.num_bytes());
-        break;
-      case Step::Kind::Compute: {
-        if (memory.skipped[s]) break;
-        const auto layer_start = Profiled ? Clock::now() : Clock::time_point{};
-        if (Profiled && step.begin_device_timing) step.begin_device_timing(step.context);
-        Status status = step.workload.run(memory.inputs[s], memory.outputs[s], step.context);
-        if (Profiled && step.end_device_timing) device_timings.emplace_back(timing->layers.size(), step.end_device_timing(step.context));
-        if (!status) return status.with_context(detail::str_cat("layer '", layer_names_[step.layer], "'"));
-        if constexpr (Profiled)
-          timing->layers.push_back({layer_names_[step.layer], layer_ops_[step.layer], step.backend,
-                                    micros(start, layer_start), micros(layer_start, Clock::now())});
-        if (options_.debug_callback)
-          if (auto status = report_outputs(memory, s); !status) return status;
-        break;
       }
     }
-  }
+    return Status::ok();
+  }();
+  // Every inference ends with its devices idle, failed or not: a device may still be reading host
+  // memory (an input's write, never waited for when nothing is read back), which the caller may
+  // free or reuse as soon as this returns.
+  for (const DeviceMemoryKind& kind : device_kinds_)
+    if (auto finished = kind.finish(kind.context); !finished && result) result = finished.with_context("finishing the inference");
+  if (!result) return result;
   // The inference has waited for its device results, so the device's own times are known: a
   // device layer lasted from its first command's start to its last command's end.
   for (auto& [index, query] : device_timings)

@@ -291,6 +291,12 @@ class Context {
     return DeviceImport{(*buffer)(), buffer};
   }
 
+  /// Waits until the device has run everything enqueued on the queue.
+  Status finish() {
+    const cl_int err = clFinish(state_->queue());
+    return err == CL_SUCCESS ? Status::ok() : cl_error("clFinish", err);
+  }
+
   /// Blocking read of a device tensor (the debug callback's view of it).
   Status read(const void* handle, void* host, std::uint64_t bytes) {
     if (bytes == 0) return Status::ok();
