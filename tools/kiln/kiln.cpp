@@ -88,10 +88,8 @@ kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, boo
   return Session::open(args.positional.at(0), options);
 }
 
-std::string shape_of(const kiln::TensorInfo& info) { return info.to_string(); }
-
 void print_tensor(const HostTensor& t) {
-  std::printf("  %s: %s", t.name.c_str(), shape_of(t.info).c_str());
+  std::printf("  %s: %s", t.name.c_str(), t.info.to_string().c_str());
   if (t.info.type == kiln::DataType::Float32) {
     const std::span<const float> v(reinterpret_cast<const float*>(t.data.data()), t.info.num_elements());
     if (!v.empty()) {

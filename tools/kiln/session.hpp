@@ -103,7 +103,8 @@ class Session {
         if (b.available) ids.push_back(b.id);
     }
     optimizer.backend_preferences = ids;
-    auto optimized = PackOf<ToolRuntime>::optimize(session->model_.network, optimizer);
+    // The session keeps the model's inputs and outputs; its network (and weights) go to the optimizer.
+    auto optimized = PackOf<ToolRuntime>::optimize(std::move(session->model_.network), optimizer);
     if (!optimized) return optimized.status();
     session->network_text_ = optimized->to_string();
     LoadOptions load;

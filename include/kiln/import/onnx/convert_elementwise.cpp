@@ -14,11 +14,7 @@ using ops::ActivationFunction;
 
 Status activation(Importer& im, ops::Activation::Params params) {
   KILN_ONNX_TRY(x, im.input(0));
-  const Layout layout = Importer::preferred_layout(*x);
-  KILN_ONNX_TRY(slot, im.tensor(*x, layout, x->dims.size()));
-  KILN_ONNX_TRY(y, im.add<ops::Activation>(params, {slot}));
-  im.define(0, y, layout);
-  return Status::ok();
+  return im.define_op<ops::Activation>(params, *x, Importer::preferred_layout(*x));
 }
 
 Status clip(Importer& im) {
@@ -47,11 +43,7 @@ Status gelu(Importer& im) {
 template <ops::UnaryOperation Operation>
 Status unary(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
-  const Layout layout = Importer::preferred_layout(*x);
-  KILN_ONNX_TRY(slot, im.tensor(*x, layout, x->dims.size()));
-  KILN_ONNX_TRY(y, im.add<ops::ElementwiseUnary>({Operation}, {slot}));
-  im.define(0, y, layout);
-  return Status::ok();
+  return im.define_op<ops::ElementwiseUnary>({Operation}, *x, Importer::preferred_layout(*x));
 }
 
 Expected<std::vector<std::int64_t>> broadcast_dims(Importer& im, std::span<const std::int64_t> a,

@@ -49,10 +49,7 @@ Status softmax(Importer& im) {
   }
   const Layout layout = Importer::preferred_layout(*x);
   const auto kiln_axis = layout == Layout::Plain ? axis : static_cast<std::int64_t>(channels_last_axis(axis, rank));
-  KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
-  KILN_ONNX_TRY(y, im.add<ops::Softmax>({kiln_axis, 1.0f, Log}, {input}));
-  im.define(0, y, layout);
-  return Status::ok();
+  return im.define_op<ops::Softmax>({kiln_axis, 1.0f, Log}, *x, layout);
 }
 
 constexpr ConverterEntry converters[] = {

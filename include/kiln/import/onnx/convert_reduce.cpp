@@ -33,10 +33,7 @@ Status reduce(Importer& im) {
   const Layout layout = keep_dims ? Importer::preferred_layout(*x) : Layout::Plain;
   if (layout == Layout::ChannelsLast)
     for (std::int64_t& axis : axes) axis = static_cast<std::int64_t>(channels_last_axis(static_cast<std::size_t>(axis), x->dims.size()));
-  KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
-  KILN_ONNX_TRY(y, im.add<ops::Reduce>({Operation, axes, keep_dims}, {input}));
-  im.define(0, y, layout);
-  return Status::ok();
+  return im.define_op<ops::Reduce>({Operation, axes, keep_dims}, *x, layout);
 }
 
 constexpr ConverterEntry converters[] = {

@@ -314,10 +314,7 @@ Status slice(Importer& im) {
       axis = static_cast<std::int64_t>(channels_last_axis(d, rank));
     }
   }
-  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
-  KILN_ONNX_TRY(y, im.add<ops::StridedSlice>(params, {input}));
-  im.define(0, y, layout);
-  return Status::ok();
+  return im.define_op<ops::StridedSlice>(params, *x, layout);
 }
 
 Status pad(Importer& im) {
@@ -364,10 +361,7 @@ Status pad(Importer& im) {
     params.before[k] = static_cast<std::uint32_t>(before);
     params.after[k] = static_cast<std::uint32_t>(after);
   }
-  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
-  KILN_ONNX_TRY(y, im.add<ops::Pad>(params, {input}));
-  im.define(0, y, layout);
-  return Status::ok();
+  return im.define_op<ops::Pad>(params, *x, layout);
 }
 
 Status gather(Importer& im) {

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <numeric>
 
@@ -567,10 +565,9 @@ Expected<ImportedModel> import_model(std::span<const std::byte> bytes, const Imp
 }
 
 Expected<ImportedModel> import_file(const std::string& path, const ImportOptions& options) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::error(ErrorCode::NotFound, "cannot open model file '", path, "'");
-  std::vector<char> chars((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  auto model = import_model(std::as_bytes(std::span<const char>(chars)), options);
+  auto chars = detail::read_whole_file(path);
+  if (!chars) return Status::error(ErrorCode::NotFound, "cannot open model file '", path, "'");
+  auto model = import_model(std::as_bytes(std::span<const char>(*chars)), options);
   if (!model) return model.status().with_context(path);
   return model;
 }

@@ -141,6 +141,16 @@ class Importer {
                            std::string_view suffix = {}) {
     return add<Op>(std::move(params), std::span<const OutputSlot>(inputs.begin(), inputs.size()), suffix);
   }
+  /// Defines output 0 as one `Op` layer applied to `x` held in `layout`.
+  template <OpDescriptor Op>
+  Status define_op(typename Op::Params params, Value& x, Layout layout) {
+    auto input = tensor(x, layout, x.dims.size());
+    if (!input) return input.status();
+    auto y = add<Op>(std::move(params), {*input});
+    if (!y) return y.status();
+    define(0, *y, layout);
+    return Status::ok();
+  }
   const TensorInfo& info(OutputSlot slot) const { return infos_.at({slot.layer, slot.index}); }
 
   /// Defines output `i` of the node as `slot`, a tensor in `layout` (its ONNX dims follow from its info).
@@ -190,7 +200,9 @@ struct ConverterEntry {
   std::string_view op;
   Converter convert;
 };
-std::span<const ConverterEntry> converter_table();  ///< all of them, sorted by op
+std::span<const ConverterEntry> converter_table();
+/// The whole content of a file, or an error naming it.
+Expected<std::vector<char>> read_whole_file(const std::string& path);  ///< all of them, sorted by op
 std::span<const ConverterEntry> activation_converters();
 std::span<const ConverterEntry> elementwise_converters();
 std::span<const ConverterEntry> convolution_converters();

@@ -95,6 +95,12 @@ bool is_float_type(std::int32_t type) {
 
 }  // namespace
 
+Expected<std::vector<char>> read_whole_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::error(ErrorCode::NotFound, "cannot open '", path, "'");
+  return std::vector<char>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
 std::string_view onnx_type_name(std::int32_t type) {
   if (::onnx::TensorProto::DataType_IsValid(type))
     return ::onnx::TensorProto::DataType_Name(static_cast<::onnx::TensorProto::DataType>(type));
@@ -207,11 +213,6 @@ Expected<HostTensor> to_host(const ConstValue& value, DataType type, std::string
   return out;
 }
 
-Expected<std::vector<char>> read_whole_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::error(ErrorCode::NotFound, "cannot open '", path, "'");
-  return std::vector<char>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-}
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
