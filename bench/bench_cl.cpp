@@ -53,7 +53,7 @@ double max_difference(const std::vector<float>& a, const std::vector<float>& b) 
 /// One kiln workload run on device buffers (no host copies): made as the runtime makes it at load.
 template <class Op>
 struct DeviceLayer {
-  kiln::Workload<Op, ClBackend> workload;
+  kiln::Workload<Op, ClBackend, kiln::DataType::Float32> workload;
   std::vector<cl::Buffer> buffers;  // inputs, then the output
   std::vector<kiln::ConstTensor> inputs;
   std::vector<kiln::Tensor> outputs;
@@ -69,7 +69,7 @@ DeviceLayer<Op> device_layer(const typename Op::Params& params, const std::vecto
   std::vector<const void*> constants;
   for (std::size_t i = 0; i < infos.size(); ++i) constants.push_back(constant[i] ? values[i].data() : nullptr);
   const kiln::WorkloadInfo<Op> info{params, infos, out, constants};
-  auto workload = kiln::Workload<Op, ClBackend>::create(info, device());
+  auto workload = kiln::Workload<Op, ClBackend, kiln::DataType::Float32>::create(info, device());
   if (!workload) {
     std::printf("%s\n", workload.status().message().c_str());
     std::exit(1);

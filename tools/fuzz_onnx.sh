@@ -13,7 +13,7 @@ mkdir -p "$out/corpus" "$out/kiln"
 sed -e 's/@KILN_VERSION@/"fuzz"/' -e 's/@KILN_WITH_NEON@/0/' -e 's/@KILN_WITH_CL@/0/' include/kiln/config.hpp.in > "$out/kiln/config.hpp"
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DONNX_ML=1 -DONNX_NAMESPACE=onnx -Iinclude -I"$out" \
-  tests/onnx/fuzz_import.cpp include/kiln/import/onnx/*.cpp \
+  tests/onnx/fuzz_import.cpp src/import/onnx/*.cpp \
   -lonnx_proto -lprotobuf -o "$out/fuzz_import"
 cp examples/digits/digits_cnn.onnx "$out/corpus/"
 for model in tests/models/*/model.onnx; do cp "$model" "$out/corpus/$(basename "$(dirname "$model")").onnx"; done

@@ -10,10 +10,25 @@
 #include "kiln/optimizer/optimizer.hpp"
 #include "kiln/runtime/arena_tensors.hpp"
 #include "kiln/runtime/runtime.hpp"
-#include "kiln/backends/ref/ref_backend.hpp"
-#if KILN_WITH_NEON
-#include "kiln/backends/neon/neon_backend.hpp"
-#endif
-#if KILN_WITH_CL
-#include "kiln/backends/cl/cl_backend.hpp"
-#endif
+#include "kiln/backends/enabled_backends.hpp"
+
+namespace kiln {
+
+namespace detail {
+template <class Set, class Backends>
+struct default_runtime;
+template <class Set, class... Bs>
+struct default_runtime<Set, TypeList<Bs...>> {
+  using type = Runtime<Set, Bs...>;
+};
+}  // namespace detail
+
+/// A Runtime over every backend this build has (enabled_backends), for the ops of Set:
+/// `kiln::DefaultRuntimeFor<kiln::OpSet<...>>`. Its optimize() takes the same configuration.
+template <class Set>
+using DefaultRuntimeFor = typename detail::default_runtime<Set, enabled_backends>::type;
+
+/// A Runtime over every backend this build has, for every op.
+using DefaultRuntime = DefaultRuntimeFor<AllOps>;
+
+}  // namespace kiln

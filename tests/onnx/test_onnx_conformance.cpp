@@ -78,7 +78,7 @@ std::string run_set(ToolRuntime& runtime, const kiln::onnx::ImportedModel& model
     return "test data and model disagree on the number of inputs or outputs";
   kiln::OptimizerOptions options;
   options.backend_preferences = preferences;
-  auto optimized = kiln::tool::PackOf<ToolRuntime>::optimize(model.network, options);
+  auto optimized = ToolRuntime::optimize(model.network, options);
   if (!optimized) return "optimize: " + optimized.status().message();
   auto id = runtime.load(*optimized);
   if (!id) return "load: " + id.status().message();

@@ -32,11 +32,9 @@ struct UnavailableBackend {
 };
 
 template <>
-struct kiln::Workload<ops::Activation, ReluOnlyBackend> {
+struct kiln::Workload<ops::Activation, ReluOnlyBackend, DataType::Float32> {
   static Status is_supported(const WorkloadInfo<ops::Activation>& info) {
-    if (info.params.function != ops::ActivationFunction::ReLU)
-      return Status::error(ErrorCode::Unsupported, "ReluOnly runs ReLU only");
-    if (info.inputs[0].type != DataType::Float32) return Status::error(ErrorCode::Unsupported, "ReluOnly runs Float32 only");
+    if (info.params.function != ops::ActivationFunction::ReLU) return Status::error(ErrorCode::Unsupported, "runs ReLU only");
     return Status::ok();
   }
   explicit Workload(const WorkloadInfo<ops::Activation>&) {}
@@ -49,6 +47,8 @@ struct kiln::Workload<ops::Activation, ReluOnlyBackend> {
 };
 
 static_assert(supports_v<ops::Activation, ReluOnlyBackend>);
+static_assert(has_own_workload_v<ops::Activation, ReluOnlyBackend, DataType::Float32>);
+static_assert(!has_own_workload_v<ops::Activation, ReluOnlyBackend, DataType::QAsymmS8>);
 static_assert(!supports_v<ops::Convolution2d, ReluOnlyBackend>);
 static_assert(supports_v<ops::Convolution2d, UnavailableBackend>, "inherited from its fallback");
 static_assert(all_ops_supported_v<RefBackend> && !all_ops_supported_v<ReluOnlyBackend>);
@@ -91,11 +91,12 @@ TEST_CASE("Each layer goes to the first backend that supports it; the rest fall 
   CHECK(optimized->backend_id(layer_named(net, "exp")) == "CpuRef");    // op not implemented
   CHECK(optimized->backend_id(layer_named(net, "relu6")) == "CpuRef");  // is_supported said no
   CHECK(optimized->backend_id(layer_named(net, "x")).empty());
+  // Each line names the workload's data type and why the preferred backend passed the layer over.
   CHECK(optimized->to_string() ==
         "x (Input) Float32 [4]\n"
-        "relu (Activation) Float32 [4] -> ReluOnly\n"
-        "exp (ElementwiseUnary) Float32 [4] -> CpuRef\n"
-        "relu6 (Activation) Float32 [4] -> CpuRef\n"
+        "relu (Activation) Float32 [4] -> ReluOnly (Float32)\n"
+        "exp (ElementwiseUnary) Float32 [4] -> CpuRef (Float32); ReluOnly: no ElementwiseUnary workload\n"
+        "relu6 (Activation) Float32 [4] -> CpuRef (Float32); ReluOnly: runs ReLU only\n"
         "y (Output)\n");
 
   // The mixed network computes what a RefBackend-only one computes.
@@ -115,7 +116,7 @@ TEST_CASE("A preference list reorders and restricts the backends", "[optimizer]"
   REQUIRE_FALSE(only);
   CHECK(only.status().code() == ErrorCode::Unsupported);
   CHECK(only.status().message() ==
-        "layer 'exp' (ElementwiseUnary) cannot run on any backend: ReluOnly does not implement ElementwiseUnary");
+        "layer 'exp' (ElementwiseUnary) Float32 cannot run on any backend: ReluOnly: no ElementwiseUnary workload");
 
   auto unknown = optimize<ReluOnlyBackend, RefBackend>(small_network(), {{"GpuAcc"}});
   REQUIRE_FALSE(unknown);
@@ -132,7 +133,7 @@ TEST_CASE("An unavailable backend is skipped with its reason", "[optimizer]") {
   CHECK(&runtime.context<UnavailableBackend>() != &runtime.context<RefBackend>());
   auto forced = optimize<UnavailableBackend, RefBackend>(small_network(), {{"Unavailable"}});
   REQUIRE_FALSE(forced);
-  CHECK_THAT(forced.status().message(), Catch::Contains("Unavailable is not available on this machine"));
+  CHECK_THAT(forced.status().message(), Catch::Contains("Unavailable: not available on this machine"));
 }
 
 TEST_CASE("A data type no backend runs fails naming the layer and every reason", "[optimizer][errors]") {
@@ -142,8 +143,8 @@ TEST_CASE("A data type no backend runs fails naming the layer and every reason",
   auto optimized = optimize<ReluOnlyBackend, RefBackend>(std::move(net));
   REQUIRE_FALSE(optimized);
   CHECK(optimized.status().message() ==
-        "layer 'act' (Activation) cannot run on any backend: ReluOnly runs Float32 only; "
-        "CpuRef runs Activation in Float32 only; input 0 is QAsymmU8");
+        "layer 'act' (Activation) QAsymmU8 cannot run on any backend: ReluOnly: no QAsymmU8 workload; "
+        "CpuRef: no QAsymmU8 workload");
 }
 
 TEST_CASE("optimize reports graph errors before assigning", "[optimizer][errors]") {
@@ -166,9 +167,9 @@ struct PickyBackend {
 };
 
 template <>
-struct kiln::Workload<ops::Activation, PickyBackend> {
+struct kiln::Workload<ops::Activation, PickyBackend, DataType::Float32> {
   static Status is_supported(const WorkloadInfo<ops::Activation>& info) {
-    if (info.params.function != ops::ActivationFunction::ReLU) return Status::error(ErrorCode::Unsupported, "Picky runs ReLU only");
+    if (info.params.function != ops::ActivationFunction::ReLU) return Status::error(ErrorCode::Unsupported, "runs ReLU only");
     return Status::ok();
   }
   explicit Workload(const WorkloadInfo<ops::Activation>&) {}
@@ -182,9 +183,12 @@ TEST_CASE("A backend whose own workload refuses a layer runs it with the workloa
   REQUIRE(optimized);
   const Network& net = optimized->network();
   CHECK(optimized->backend_id(layer_named(net, "relu")) == "Picky");
-  CHECK(optimized->workload_level(layer_named(net, "relu")) == 0);
+  CHECK(optimized->assignment(layer_named(net, "relu")).level == 0);
   CHECK(optimized->backend_id(layer_named(net, "relu6")) == "Picky");
-  CHECK(optimized->workload_level(layer_named(net, "relu6")) == 1);  // RefBackend's, inherited
+  CHECK(optimized->assignment(layer_named(net, "relu6")).level == 1);  // RefBackend's, inherited
+  CHECK(optimized->assignment(layer_named(net, "relu6")).workload->backend == "CpuRef");
+  CHECK_THAT(optimized->to_string(),
+             Catch::Contains("relu6 (Activation) Float32 [4] -> Picky (Float32, CpuRef's); Picky: runs ReLU only"));
   const auto out = run_small(*optimized);
   // relu -> -42 (Picky's marker), exp -> e^-42 ~ 0, relu6 (Ref's) -> ~0.
   for (float y : out) CHECK(y == Approx(0.0f).margin(1e-12));
@@ -208,7 +212,7 @@ Network conv_bn_relu6(bool conv_also_output) {
   return net;
 }
 
-std::vector<float> run_conv_bn_relu6(const OptimizedNetwork<RefBackend>& optimized) {
+std::vector<float> run_conv_bn_relu6(const optimized_network_t<RefBackend>& optimized) {
   Runtime<RefBackend> runtime;
   auto id = runtime.load(optimized);
   REQUIRE(id);
@@ -244,4 +248,88 @@ TEST_CASE("A convolution whose output has another reader is neither folded nor f
   const std::string text = optimized->to_string();
   CHECK_THAT(text, Catch::Contains("conv (Convolution2d)") && Catch::Contains("bn (BatchNormalization)") && Catch::Contains("relu6 (Activation)"));
   CHECK(run_conv_bn_relu6(*optimized) == std::vector<float>{0, 0.5f, 6});
+}
+
+TEST_CASE("A workload a backend inherits goes to the backend that wrote it when the Runtime has that one", "[optimizer]") {
+  auto optimized = optimize<PickyBackend, RefBackend>(small_network());
+  REQUIRE(optimized);
+  const Network& net = optimized->network();
+  CHECK(optimized->backend_id(layer_named(net, "relu")) == "Picky");
+  CHECK(optimized->backend_id(layer_named(net, "relu6")) == "CpuRef");
+  CHECK(optimized->assignment(layer_named(net, "relu6")).level == 0);
+  CHECK_THAT(optimized->to_string(), Catch::Contains("relu6 (Activation) Float32 [4] -> CpuRef (Float32); Picky: runs ReLU only"));
+  const auto out = run_small(*optimized);
+  for (float y : out) CHECK(y == Approx(0.0f).margin(1e-12));
+}
+
+/// Runs Transpose for Float32 layers only: every other data type falls back to RefBackend's
+/// workload for that type, which moves bytes of any type.
+struct Float32TransposeBackend {
+  using fallback = RefBackend;
+  static constexpr std::string_view id = "F32Acc";
+  static constexpr std::size_t alignment = 64;
+  using memory = HostMemory;
+  using context = ref::Context;
+  static bool available() noexcept { return true; }
+};
+
+template <>
+struct kiln::Workload<ops::Transpose, Float32TransposeBackend, DataType::Float32> {
+  explicit Workload(const WorkloadInfo<ops::Transpose>&) {}
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    const auto x = in[0].as<float>();
+    const auto y = out[0].as<float>();
+    for (std::size_t i = 0; i < 2; ++i)  // [2, 3] -> [3, 2]
+      for (std::size_t j = 0; j < 3; ++j) y[j * 2 + i] = x[i * 3 + j];
+  }
+};
+
+TEST_CASE("Workloads are chosen by op and data type, and a data type a backend lacks falls back", "[optimizer][data-types]") {
+  static_assert(has_own_workload_v<ops::Transpose, Float32TransposeBackend, DataType::Float32>);
+  static_assert(!has_own_workload_v<ops::Transpose, Float32TransposeBackend, DataType::QAsymmS8>);
+  static_assert(has_own_workload_v<ops::Transpose, RefBackend, DataType::QAsymmS8>);
+  Network net;
+  const TensorInfo int8{{2, 3}, DataType::QAsymmS8, {{0.5f}, 3}};
+  auto a = net.add_input(0, int8, "a");
+  auto b = net.add_input(1, {{2, 3}}, "b");
+  net.add_output(0, net.add<ops::Transpose>({{1, 0}}, {a}, "int8_transpose"), "a_t");
+  net.add_output(1, net.add<ops::Transpose>({{1, 0}}, {b}, "float_transpose"), "b_t");
+  using Accelerated = Runtime<Float32TransposeBackend, RefBackend>;
+  auto optimized = Accelerated::optimize(std::move(net));
+  REQUIRE(optimized);
+  const std::string text = optimized->to_string();
+  CHECK_THAT(text, Catch::Contains("int8_transpose (Transpose) QAsymmS8 [3, 2] -> CpuRef (QAsymmS8); F32Acc: no QAsymmS8 workload"));
+  CHECK_THAT(text, Catch::Contains("float_transpose (Transpose) Float32 [3, 2] -> F32Acc (Float32)\n"));
+  CHECK(optimized->assignment(layer_named(optimized->network(), "int8_transpose")).workload->data_type == DataType::QAsymmS8);
+
+  Accelerated runtime;
+  auto id = runtime.load(*optimized);
+  REQUIRE(id);
+  const std::vector<std::int8_t> a_in{1, 2, 3, 4, 5, 6};
+  const std::vector<float> b_in{1, 2, 3, 4, 5, 6};
+  std::vector<std::int8_t> a_out(6);
+  std::vector<float> b_out(6);
+  const InputBinding inputs[] = {{0, {int8, a_in.data()}}, {1, {{{2, 3}}, b_in.data()}}};
+  const OutputBinding outputs[] = {{0, {*runtime.output_info(*id, 0), a_out.data()}},
+                                   {1, {*runtime.output_info(*id, 1), b_out.data()}}};
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  CHECK(a_out == std::vector<std::int8_t>{1, 4, 2, 5, 3, 6});
+  CHECK(b_out == std::vector<float>{1, 4, 2, 5, 3, 6});
+}
+
+TEST_CASE("An OpSet limits the ops a Runtime compiles and accepts", "[optimizer][op-set]") {
+  using Small = OpSet<ops::Activation, ops::ElementwiseUnary>;
+  // Only the set's ops have workload entries, so only their workloads are instantiated.
+  static_assert(!detail::own_table<RefBackend, Small>[ops::op_index_v<ops::Activation>].empty());
+  static_assert(detail::own_table<RefBackend, Small>[ops::op_index_v<ops::Convolution2d>].empty());
+  auto optimized = optimize<Small, RefBackend>(small_network());
+  REQUIRE(optimized);
+  CHECK(run_small(*optimized)[3] == Approx(6.0f));
+
+  auto too_small = optimize<OpSet<ops::Activation>, RefBackend>(small_network());
+  REQUIRE_FALSE(too_small);
+  CHECK(too_small.status().message() ==
+        "layer 'exp' (ElementwiseUnary): ElementwiseUnary is not in this program's OpSet; add kiln::ops::ElementwiseUnary to it");
+  // Runtime<B...> and Runtime<AllOps, B...> take the same optimized network.
+  static_assert(std::same_as<Runtime<RefBackend>::OptimizedNetworkType, Runtime<AllOps, RefBackend>::OptimizedNetworkType>);
 }

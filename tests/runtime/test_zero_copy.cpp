@@ -23,7 +23,7 @@ struct SpyBackend {
 };
 
 template <>
-struct kiln::Workload<ops::Activation, SpyBackend> {
+struct kiln::Workload<ops::Activation, SpyBackend, DataType::Float32> {
   explicit Workload(const WorkloadInfo<ops::Activation>&) {}
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, spy::Context& context) const {
     context.read = in[0].data;

@@ -15,18 +15,29 @@
 
 namespace kiln::test {
 
+namespace detail {
+/// The backends of a TypeList for which Keep<B>::value holds, as a std::tuple.
+template <template <class> class Keep, class List>
+struct tuple_of;
+template <template <class> class Keep, class... Bs>
+struct tuple_of<Keep, TypeList<Bs...>> {
+  using type = decltype(std::tuple_cat(std::conditional_t<Keep<Bs>::value, std::tuple<Bs>, std::tuple<>>{}...));
+};
+template <class B>
+struct is_host_backend : std::bool_constant<has_host_memory_v<B>> {};
+template <class B>
+struct is_accelerated_host_backend : std::bool_constant<has_host_memory_v<B> && !std::same_as<B, RefBackend>> {};
+}  // namespace detail
+
 /// The backends every op test runs on; each is compared with the independent reference data.
 /// The accelerated ones are also compared with RefBackend on random data of awkward shapes.
-/// test_ops_cl compiles the op tests of ClBackend's layers again with KILN_TEST_CL set.
+/// test_ops_cl compiles the op tests again with KILN_TEST_CL set, with ClBackend under test.
 #if KILN_TEST_CL
 using tested_backends = std::tuple<ClBackend>;
 using accelerated_backends = std::tuple<ClBackend>;
-#elif KILN_WITH_NEON
-using tested_backends = std::tuple<RefBackend, NeonBackend>;
-using accelerated_backends = std::tuple<NeonBackend>;
 #else
-using tested_backends = std::tuple<RefBackend>;
-using accelerated_backends = std::tuple<>;
+using tested_backends = typename detail::tuple_of<detail::is_host_backend, enabled_backends>::type;
+using accelerated_backends = typename detail::tuple_of<detail::is_accelerated_host_backend, enabled_backends>::type;
 #endif
 
 /// A tensor with owned data, as test inputs and outputs.
@@ -65,12 +76,13 @@ struct TestTensor {
 };
 
 /// Builds the network Input(s)/Constant(s) -> Op -> Output(s), runs it once on Backend (with
-/// RefBackend behind it for any other backend) and returns the outputs, or the first error.
-/// `threads` goes to backends that take a thread count (0: their default); `workload_level`, when
-/// given, receives which workload of Backend's fallback chain ran the op (0: Backend's own).
+/// RefBackend behind it for any other backend; a Runtime with OpSet<Op>, so only Op's workloads
+/// are compiled) and returns the outputs, or the first error. `threads` goes to backends that take
+/// a thread count (0: their default); `workload_owner`, when given, receives the id of the backend
+/// whose workload ran the op (Backend's own, or one it inherits).
 template <class Op, class Backend = RefBackend>
 Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs,
-                                         unsigned threads = 0, std::size_t* workload_level = nullptr) {
+                                         unsigned threads = 0, std::string_view* workload_owner = nullptr) {
   Network net;
   const LayerId layer = net.add_layer<Op>(params, inputs.size(), "op");
   std::vector<InputBinding> feeds;
@@ -87,10 +99,10 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
     net.add_output(static_cast<BindingId>(i), net.output(layer, static_cast<std::uint32_t>(i)), "output" + std::to_string(i));
 
   auto run = [&]<class... Bs>(std::type_identity<Runtime<Bs...>>) -> Expected<std::vector<TestTensor>> {
-    auto optimized = optimize<Bs...>(std::move(net), {{Backend::id}});
+    auto optimized = Runtime<Bs...>::optimize(std::move(net), {{Backend::id}});
     if (!optimized) return optimized.status();
-    if (workload_level) *workload_level = optimized->workload_level(layer);
-    BackendOptions<Bs...> backend_options;
+    if (workload_owner) *workload_owner = optimized->assignment(layer).workload->backend;
+    typename Runtime<Bs...>::Options backend_options;
     if constexpr (requires { backend_options.template get<Backend>().threads; })
       backend_options.template get<Backend>().threads = threads;
     // Split even the tests' small layers over the threads, so that the split is what is tested.
@@ -111,8 +123,8 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
     if (auto status = runtime.enqueue(*id, feeds, sinks); !status) return status;
     return results;
   };
-  if constexpr (std::same_as<Backend, RefBackend>) return run(std::type_identity<Runtime<RefBackend>>{});
-  else return run(std::type_identity<Runtime<Backend, RefBackend>>{});
+  if constexpr (std::same_as<Backend, RefBackend>) return run(std::type_identity<Runtime<OpSet<Op>, RefBackend>>{});
+  else return run(std::type_identity<Runtime<OpSet<Op>, Backend, RefBackend>>{});
 }
 
 /// Checks `actual` against `expected` element by element: |a - e| <= atol + rtol * |e|, NaNs equal.
@@ -171,13 +183,13 @@ void check_against_ref(const typename Op::Params& params, const std::vector<Test
                        double atol = 1e-5) {
   auto expected = run_op<Op, RefBackend>(params, inputs);
   if (!expected) FAIL(expected.status().message());
-  std::size_t level = 0;
-  auto one_thread = run_op<Op, Backend>(params, inputs, 1, &level);
+  std::string_view owner;
+  auto one_thread = run_op<Op, Backend>(params, inputs, 1, &owner);
   auto three_threads = run_op<Op, Backend>(params, inputs, 3);
   INFO("backend " << Backend::id);
   if (!one_thread) FAIL(one_thread.status().message());
   if (!three_threads) FAIL(three_threads.status().message());
-  REQUIRE(level == 0);  // Backend's own kernel ran, not the Ref workload it inherits
+  REQUIRE(owner == Backend::id);  // Backend's own kernel ran, not the Ref workload it inherits
   REQUIRE(one_thread->size() == expected->size());
   for (std::size_t i = 0; i < expected->size(); ++i) {
     INFO("output " << i);

@@ -14,26 +14,8 @@
 
 namespace kiln::tool {
 
-#if KILN_WITH_CL && KILN_WITH_NEON
-using ToolRuntime = Runtime<ClBackend, NeonBackend, RefBackend>;
-#elif KILN_WITH_CL
-using ToolRuntime = Runtime<ClBackend, RefBackend>;
-#elif KILN_WITH_NEON
-using ToolRuntime = Runtime<NeonBackend, RefBackend>;
-#else
-using ToolRuntime = Runtime<RefBackend>;
-#endif
-
-/// The backend pack of ToolRuntime, to name its optimize<> and BackendOptions<>.
-template <class R>
-struct PackOf;
-template <class... Bs>
-struct PackOf<Runtime<Bs...>> {
-  using options = BackendOptions<Bs...>;
-  static Expected<OptimizedNetwork<Bs...>> optimize(Network network, const OptimizerOptions& o) {
-    return kiln::optimize<Bs...>(std::move(network), o);
-  }
-};
+/// Every backend this build of kiln has, for every op.
+using ToolRuntime = DefaultRuntime;
 
 /// The names `--backend` takes, with kiln's backend ids, in the runtime's default preference order.
 struct BackendName {
@@ -42,14 +24,11 @@ struct BackendName {
   bool available;
 };
 inline std::vector<BackendName> compiled_backends() {
+  constexpr BackendName short_names[] = {{"cl", "GpuAcc", false}, {"neon", "CpuAcc", false}, {"ref", "CpuRef", false}};
   std::vector<BackendName> names;
-#if KILN_WITH_CL
-  names.push_back({"cl", ClBackend::id, ClBackend::available()});
-#endif
-#if KILN_WITH_NEON
-  names.push_back({"neon", NeonBackend::id, NeonBackend::available()});
-#endif
-  names.push_back({"ref", RefBackend::id, true});
+  for (const BackendInfo& backend : ToolRuntime::device_spec().backends)
+    for (const BackendName& known : short_names)
+      if (known.id == backend.id) names.push_back({known.name, known.id, backend.available});
   return names;
 }
 
@@ -104,7 +83,7 @@ class Session {
     }
     optimizer.backend_preferences = ids;
     // The session keeps the model's inputs and outputs; its network (and weights) go to the optimizer.
-    auto optimized = PackOf<ToolRuntime>::optimize(std::move(session->model_.network), optimizer);
+    auto optimized = ToolRuntime::optimize(std::move(session->model_.network), optimizer);
     if (!optimized) return optimized.status();
     session->network_text_ = optimized->to_string();
     LoadOptions load;
@@ -167,13 +146,16 @@ class Session {
  private:
   explicit Session(const SessionOptions& options) : runtime_(RuntimeOptions{}, backend_options(options)) {}
 
-  static typename PackOf<ToolRuntime>::options backend_options(const SessionOptions& options) {
-    typename PackOf<ToolRuntime>::options o;
-#if KILN_WITH_NEON
-    if (options.threads > 0) o.template get<NeonBackend>().threads = static_cast<unsigned>(options.threads);
-#else
-    (void)options;
-#endif
+  /// --threads goes to every backend that takes a thread count.
+  static ToolRuntime::Options backend_options(const SessionOptions& options) {
+    ToolRuntime::Options o;
+    [&]<class... Bs>(TypeList<Bs...>) {
+      auto set_threads = [&](auto& backend) {
+        if constexpr (requires { backend.threads; })
+          if (options.threads > 0) backend.threads = static_cast<unsigned>(options.threads);
+      };
+      (set_threads(o.template get<Bs>()), ...);
+    }(enabled_backends{});
     return o;
   }
 

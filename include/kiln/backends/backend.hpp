@@ -94,4 +94,41 @@ constexpr BackendCapabilities capabilities_of() {
   else return {};
 }
 
+/// What the runtime may ask of a backend's context, with its type erased: the DeviceMemoryContext
+/// and DeviceTimingContext members, null where the context has none. `context` is the backend's.
+struct ContextHooks {
+  std::size_t (*arena_alignment)(void* context) = nullptr;
+  Expected<DeviceArena> (*allocate_arena)(void* context, std::uint64_t bytes) = nullptr;
+  Status (*read)(void* context, const void* handle, void* host, std::uint64_t bytes) = nullptr;
+  /// Wraps host memory for the device to read in place.
+  Expected<DeviceImport> (*import_host)(void* context, const void* host, std::uint64_t bytes) = nullptr;
+  Status (*finish)(void* context) = nullptr;
+  void (*begin_device_timing)(void* context) = nullptr;
+  std::function<std::optional<DeviceSpan>()> (*end_device_timing)(void* context) = nullptr;
+
+  template <class Context>
+  static constexpr ContextHooks of() {
+    ContextHooks hooks;
+    if constexpr (DeviceMemoryContext<Context>) {
+      hooks.arena_alignment = [](void* c) -> std::size_t { return static_cast<Context*>(c)->arena_alignment(); };
+      hooks.allocate_arena = [](void* c, std::uint64_t bytes) { return static_cast<Context*>(c)->allocate_arena(bytes); };
+      hooks.read = [](void* c, const void* handle, void* host, std::uint64_t bytes) {
+        return static_cast<Context*>(c)->read(handle, host, bytes);
+      };
+      hooks.finish = [](void* c) { return static_cast<Context*>(c)->finish(); };
+      if constexpr (requires(Context& c, const void* host, std::uint64_t bytes) {
+                      { c.import_host(host, bytes) } -> std::same_as<Expected<DeviceImport>>;
+                    })
+        hooks.import_host = [](void* c, const void* host, std::uint64_t bytes) {
+          return static_cast<Context*>(c)->import_host(host, bytes);
+        };
+    }
+    if constexpr (DeviceTimingContext<Context>) {
+      hooks.begin_device_timing = [](void* c) { static_cast<Context*>(c)->begin_device_timing(); };
+      hooks.end_device_timing = [](void* c) { return static_cast<Context*>(c)->end_device_timing(); };
+    }
+    return hooks;
+  }
+};
+
 }  // namespace kiln

@@ -1,31 +1,43 @@
 // SPDX-License-Identifier: Apache-2.0
-// Workload<Op, Backend>: how a backend runs one op, and the compile-time queries about it.
+// Workload<Op, Backend, Type>: how a backend runs one op in one data type, and what it is told at load.
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <span>
 #include <type_traits>
 
 #include "kiln/core/tensor.hpp"
-#include "kiln/ops/op_list.hpp"
+#include "kiln/ops/op_set.hpp"
 
 namespace kiln {
 
-/// The base of the primary Workload template: "this backend does not implement this op".
+/// The base of the primary Workload template: "this backend has no workload for this op and type".
 struct NotImplemented {};
 
-/// How backend `Backend` runs op `Op`. A backend implements an op by specialising this template:
+/// How backend `Backend` runs the layers of op `Op` whose data type (ops::layer_data_type: the
+/// first input's) is `Type`. A backend offers a workload by specialising this template, fully for
+/// one type or partially for several:
 ///
 /// \code
-/// template <> struct Workload<ops::Activation, RefBackend> {
-///   static Status is_supported(const WorkloadInfo<ops::Activation>& info);  // optional; default: yes
-///   explicit Workload(const WorkloadInfo<ops::Activation>& info);            // packs constants once
-///   void run(std::span<const ConstTensor> inputs, std::span<const Tensor> outputs,
-///            ref::Context& context) const;                                  // or returns Status
-/// };
+/// template <> struct Workload<ops::Activation, RefBackend, DataType::Float32> { ... };
+/// template <DataType T> struct Workload<ops::Concat, RefBackend, T> { ... };       // every type
 /// \endcode
-/// A backend that does not specialise it inherits the workload of its `fallback` backend.
-template <class Op, class Backend>
+///
+/// A workload provides
+/// - `explicit Workload(const WorkloadInfo<Op>&)`, which prepares its constants once, or
+///   `static Expected<Workload> create(const WorkloadInfo<Op>&, Context&)` when that needs the
+///   backend's context (a device, a thread count) or may fail;
+/// - optionally `static Status is_supported(const WorkloadInfo<Op>&)`, refusing a layer it cannot
+///   run (other tensors' types, shapes), with a message that does not repeat the backend's id;
+/// - optionally `ScratchSize scratch(const Context&) const`: memory it needs while it runs, which
+///   the loader plans with the network's tensors (a kernel never allocates);
+/// - `run(inputs, outputs, Context&) const`, or `run(inputs, outputs, Context&, std::span<std::byte>
+///   scratch) const` when it asked for scratch, returning void or Status.
+///
+/// A layer whose data type a backend has no workload for, or whose workload refuses it, goes to
+/// the workload its `fallback` backend has for that type (docs/decisions/0012).
+template <class Op, class Backend, DataType Type>
 struct Workload : NotImplemented {};
 
 /// What a workload is told when it is created at load time.
@@ -38,59 +50,76 @@ struct WorkloadInfo {
   std::span<const void* const> constants;
 };
 
+/// Working memory a workload needs while it runs: planned into the working memory's arena for the
+/// duration of its step, so that no kernel allocates.
+struct ScratchSize {
+  std::size_t bytes = 0;
+  std::size_t alignment = 1;  ///< at most the network's alignment (the largest of its backends')
+};
+
+/// The class template that holds backend B's own workloads: Workload<Op, B, Type>, unless B says
+/// otherwise (NeonBackend's kernels live in a namespace named after their instruction set).
+template <class B>
+struct own_workloads {
+  template <class Op, DataType Type>
+  using type = Workload<Op, B, Type>;
+};
+
+/// True when Backend itself (not a fallback) has a workload for Op in Type.
+template <class Op, class Backend, DataType Type>
+inline constexpr bool has_own_workload_v =
+    !std::derived_from<typename own_workloads<Backend>::template type<Op, Type>, NotImplemented>;
+
+#ifndef KILN_COMPILED_WORKLOADS
+#define KILN_COMPILED_WORKLOADS 0
+#endif
+#if KILN_COMPILED_WORKLOADS
+#define KILN_WORKLOAD_SOURCE compiled_workloads
+#else
+#define KILN_WORKLOAD_SOURCE header_workloads
+#endif
+
+// Whether a backend's workloads are compiled into this translation unit or come from a library
+// differs between programs (KILN_COMPILED_WORKLOADS, the dispatching NeonBackend), so what depends
+// on it lives in an inline namespace named after the choice: the two never share a symbol.
+inline namespace KILN_WORKLOAD_SOURCE {
+/// True for a backend whose own workloads this program takes from a compiled library
+/// (compiled_workload_table<B>()) instead of the Workload specialisations its headers define.
+template <class B>
+inline constexpr bool workloads_compiled_v = false;
+}  // namespace KILN_WORKLOAD_SOURCE
+
 namespace detail {
 template <class Op, class Backend>
-struct resolve_workload {
-  using own = Workload<Op, Backend>;
-  using type = std::conditional_t<std::derived_from<own, NotImplemented>,
-                                  typename resolve_workload<Op, typename Backend::fallback>::type, own>;
-};
-template <class Op>
-struct resolve_workload<Op, void> {
-  using type = NotImplemented;
-};
+constexpr bool has_any_own_workload() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return (has_own_workload_v<Op, Backend, all_data_types[I]> || ...);
+  }(std::make_index_sequence<std::size(all_data_types)>{});
+}
 }  // namespace detail
 
-/// The workload that runs Op on Backend: its own, or its fallback chain's first.
+/// True when Backend, or a backend it falls back to, runs Op in at least one data type. A backend
+/// whose workloads come from a compiled library was checked when that library was built, and
+/// counts as running every op.
 template <class Op, class Backend>
-using workload_t = typename detail::resolve_workload<Op, Backend>::type;
-
-/// True when Backend (or a backend it falls back to) implements Op.
+constexpr bool supports() {
+  if constexpr (std::is_void_v<Backend>) return false;
+  else if constexpr (workloads_compiled_v<Backend>) return true;
+  else return detail::has_any_own_workload<Op, Backend>() || supports<Op, typename Backend::fallback>();
+}
 template <class Op, class Backend>
-inline constexpr bool supports_v = !std::same_as<workload_t<Op, Backend>, NotImplemented>;
+inline constexpr bool supports_v = supports<Op, Backend>();
 
 namespace detail {
-template <class Backend, class List> struct all_ops_supported;
+template <class Backend, class Set> struct all_ops_supported;
 template <class Backend, class... Ops>
-struct all_ops_supported<Backend, TypeList<Ops...>> {
+struct all_ops_supported<Backend, OpSet<Ops...>> {
   static constexpr bool value = ((ops::is_structural_v<Ops> || supports_v<Ops, Backend>) && ...);
 };
 }  // namespace detail
 
-/// True when Backend implements every op of ops::op_list.
-template <class Backend>
-inline constexpr bool all_ops_supported_v = detail::all_ops_supported<Backend, ops::op_list>::value;
-
-/// Calls f(std::type_identity<W>{}) for every workload that Backend can run Op with, its own first
-/// and then each fallback's, until f returns true. Returns whether one did. A backend whose own
-/// workload rejects a layer thus still runs it with the workload it inherits (xsimd's parent-arch
-/// kernels), so `all_ops_supported_v` keeps its promise.
-template <class Op, class Backend, class F>
-constexpr bool for_each_workload_in_chain(F&& f) {
-  if constexpr (std::is_void_v<Backend>) {
-    return false;
-  } else {
-    if constexpr (!std::derived_from<Workload<Op, Backend>, NotImplemented>)
-      if (f(std::type_identity<Workload<Op, Backend>>{})) return true;
-    return for_each_workload_in_chain<Op, typename Backend::fallback>(f);
-  }
-}
-
-/// Asks a workload type whether it runs a layer with these infos (yes unless it says otherwise).
-template <class Op, class W>
-Status workload_supports(const WorkloadInfo<Op>& info) {
-  if constexpr (requires { { W::is_supported(info) } -> std::same_as<Status>; }) return W::is_supported(info);
-  else return Status::ok();
-}
+/// True when Backend runs every op of the set (in some data type).
+template <class Backend, class Set = AllOps>
+inline constexpr bool all_ops_supported_v = detail::all_ops_supported<Backend, Set>::value;
 
 }  // namespace kiln

@@ -47,6 +47,10 @@ struct Layer {
   constexpr std::string_view op_name() const {
     return std::visit([](const auto& d) { return std::string_view(std::decay_t<decltype(d)>::op::name); }, descriptor);
   }
+  /// The layer's Op::Params, for code that knows the op from `descriptor.index()` (its ops::op_list index).
+  constexpr const void* params() const {
+    return std::visit([](const auto& d) -> const void* { return &d.value; }, descriptor);
+  }
   template <OpDescriptor Op>
   constexpr bool is() const { return std::holds_alternative<OpParams<Op>>(descriptor); }
   template <OpDescriptor Op>

@@ -51,6 +51,21 @@ using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Concat, Co
                          MemCopy, Output, Pad, Pooling2d, Reduce, Reshape, Resize, Softmax, Split, StridedSlice, Transpose,
                          TransposeConvolution2d>;
 
+inline constexpr std::size_t op_count = op_list::size;
+
+/// Position of Op in op_list: the index of a layer's descriptor, and of its row in a backend's
+/// workload table.
+template <class Op>
+inline constexpr std::size_t op_index_v = index_of_v<Op, op_list>;
+
+/// The data type that chooses a layer's workload: its first input's, or its first output's when it
+/// has no input. A backend offers a workload per op and data type (Workload<Op, Backend, Type>);
+/// the workload checks the other tensors' types itself (int8 weights, Signed32 bias, ...).
+constexpr DataType layer_data_type(std::span<const TensorInfo> inputs, std::span<const TensorInfo> outputs) {
+  if (!inputs.empty()) return inputs[0].type;
+  return outputs.empty() ? DataType::Float32 : outputs[0].type;
+}
+
 /// Ops that describe the graph's boundary and data rather than computation: no backend runs them.
 template <class Op>
 inline constexpr bool is_structural_v = std::same_as<Op, Input> || std::same_as<Op, Output> || std::same_as<Op, Constant>;

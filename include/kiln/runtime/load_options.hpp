@@ -49,6 +49,9 @@ struct LoadOptions {
   bool export_outputs = false;
   /// Records load time, each layer's time and each inference's time (Runtime::profile).
   bool profiling = false;
+  /// How many of its most recent inferences a profiled network keeps (memory for them is reserved
+  /// at load, so profiling allocates nothing per inference).
+  std::size_t profile_history = 64;
   /// Called after every layer with each of its outputs, when set (slows execution down).
   std::function<void(const DebugEvent&)> debug_callback;
 };

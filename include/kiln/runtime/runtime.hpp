@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runtime<Backends...>: loads optimized networks, executes them, and reports on them.
+// Runtime<Config...>: loads optimized networks, executes them, and reports on them.
 #pragma once
 
 #include <map>
@@ -8,6 +8,7 @@
 #include <optional>
 #include <tuple>
 
+#include "kiln/optimizer/optimizer.hpp"
 #include "kiln/runtime/backend_options.hpp"
 #include "kiln/runtime/loaded_network.hpp"
 #include "kiln/runtime/working_mem_handle.hpp"
@@ -16,8 +17,9 @@ namespace kiln {
 
 /// The engine: holds the backends' contexts and the loaded networks (Arm NN IRuntime).
 ///
-/// \tparam Backends the backends compiled in, most preferred first; the last one must implement
-///         every op (end the list with RefBackend).
+/// \tparam Config optionally an OpSet naming the ops the program runs (only their workloads are
+///         compiled; without one, every op), then the backends compiled in, most preferred first;
+///         the last one must implement every op (end the list with RefBackend).
 ///
 /// \code
 /// kiln::Runtime<kiln::RefBackend> runtime;
@@ -30,23 +32,30 @@ namespace kiln {
 /// \endcode
 /// All members may be called from several threads at once. A network being executed stays alive
 /// until its execution ends, even if another thread unloads it.
-template <class... Backends>
+template <class... Config>
 class Runtime {
-  static_assert(detail::check_backend_pack<Backends...>());
+  using Backends = typename detail::RuntimeConfig<Config...>::backends;
+  static_assert(detail::check_config<Config...>());
 
  public:
-  using OptimizedNetworkType = OptimizedNetwork<Backends...>;
+  using OptimizedNetworkType = optimized_network_t<Config...>;
+  using Options = apply_t<BackendOptions, Backends>;
 
   /// \param backend_options typed options per backend, given to each context's `configure`.
-  explicit Runtime(RuntimeOptions options = {}, const BackendOptions<Backends...>& backend_options = {})
-      : options_(options) {
+  explicit Runtime(RuntimeOptions options = {}, const Options& backend_options = {}) : options_(options) {
     for_each_backend_context([&]<class B>(std::type_identity<B>, auto& context) {
       if constexpr (requires { context.configure(backend_options.template get<B>()); })
         context.configure(backend_options.template get<B>());
     });
+    std::apply([&](auto&... context) { context_pointers_ = {static_cast<void*>(&context)...}; }, contexts_);
   }
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
+
+  /// optimize() for this Runtime's configuration.
+  static Expected<OptimizedNetworkType> optimize(Network network, const OptimizerOptions& options = {}) {
+    return kiln::optimize<Config...>(std::move(network), options);
+  }
 
   /// Loads a network: plans its memory, prepares its constants and creates its workloads. Each
   /// backend context with a `before_load(const Network&) -> Status` or `after_load(NetworkId)`
@@ -59,7 +68,8 @@ class Runtime {
         if (ready) ready = context.before_load(network.network());
     });
     if (!ready) return failed("load", ready);
-    auto loaded = detail::LoadedNetwork::load<Backends...>(network, contexts_, std::move(options), options_.host_allocator);
+    auto loaded = detail::LoadedNetwork::load(network.graph(), detail::describe<Config...>(), context_pointers_,
+                                              std::move(options), options_.host_allocator);
     if (!loaded) return failed("load", loaded.status());
     NetworkId id;
     {
@@ -74,7 +84,7 @@ class Runtime {
       const MemorySummary& memory = (*loaded)->memory_summary();
       options_.logger.log(LogSeverity::Info, "loaded network ", id, " (", network.execution_order().size(), " layers): ",
                           memory.strategy, " arena ", memory.arena_bytes, " bytes, lower bound ", memory.lower_bound_bytes,
-                          ", constants ", memory.constant_bytes, " bytes, in ", (*loaded)->profile().load_us, " us");
+                          ", constants ", memory.constant_bytes, " bytes, in ", (*loaded)->load_us(), " us");
     }
     return id;
   }
@@ -207,14 +217,16 @@ class Runtime {
   /// The per-runtime context of backend B (its device handles, caches, statistics...).
   template <class B>
   typename B::context& context() {
-    static_assert((std::same_as<B, Backends> || ...), "kiln: context<B>() names a backend this Runtime does not have");
-    return std::get<index_of_v<B, TypeList<Backends...>>>(contexts_);  // by position: contexts may share a type
+    static_assert(contains_v<B, Backends>, "kiln: context<B>() names a backend this Runtime does not have");
+    return std::get<index_of_v<B, Backends>>(contexts_);  // by position: contexts may share a type
   }
 
   /// The compiled-in backends, in preference order, and whether each can run on this machine.
   static DeviceSpec device_spec() {
-    return DeviceSpec{
-        {BackendInfo{Backends::id, Backends::memory::name, Backends::available(), capabilities_of<Backends>()}...}};
+    DeviceSpec spec;
+    for (const detail::BackendDescription& b : detail::describe<Config...>().backends)
+      spec.backends.push_back({b.id, b.memory, b.available(), b.capabilities});
+    return spec;
   }
 
  private:
@@ -241,7 +253,9 @@ class Runtime {
   }
   template <class F>
   void for_each_backend_context(F&& f) {
-    (f(std::type_identity<Backends>{}, std::get<index_of_v<Backends, TypeList<Backends...>>>(contexts_)), ...);
+    [&]<class... Bs>(TypeList<Bs...>) {
+      (f(std::type_identity<Bs>{}, std::get<index_of_v<Bs, Backends>>(contexts_)), ...);
+    }(Backends{});
   }
   /// Frees the working memory of the network enqueued before `id`, when that was another one.
   void release_previous(NetworkId id) {
@@ -258,7 +272,8 @@ class Runtime {
   }
 
   RuntimeOptions options_;
-  std::tuple<typename Backends::context...> contexts_;
+  typename detail::contexts_of<Backends>::type contexts_;
+  std::array<void*, Backends::size> context_pointers_{};
   std::mutex lifecycle_mutex_;  // loads and unloads one at a time, so context hooks come in pairs
   mutable std::mutex mutex_;    // guards networks_ and last_enqueued_
   std::map<NetworkId, std::shared_ptr<detail::LoadedNetwork>> networks_;

@@ -9,7 +9,7 @@
 
 namespace kiln {
 
-template <class... Backends>
+template <class... Config>
 class Runtime;
 
 /// Per-inference state of a network loaded with LoadOptions::async_execution (Arm NN
@@ -37,7 +37,7 @@ class WorkingMemHandle {
   }
 
  private:
-  template <class... Backends>
+  template <class... Config>
   friend class Runtime;
 
   WorkingMemHandle(NetworkId id, std::shared_ptr<const detail::LoadedNetwork> network)

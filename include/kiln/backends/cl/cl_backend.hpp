@@ -1,28 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend with every OpenCL workload: include this to run networks on an OpenCL device.
+// ClBackend: the OpenCL backend's tag and memory kind, and (unless a library compiled them) its workloads.
 #pragma once
 
-#include "kiln/backends/cl/cl_kernel.hpp"
-#include "kiln/backends/cl/ops/activation.hpp"
-#include "kiln/backends/cl/ops/batch_mat_mul.hpp"
-#include "kiln/backends/cl/ops/batch_normalization.hpp"
-#include "kiln/backends/cl/ops/concat.hpp"
-#include "kiln/backends/cl/ops/convolution2d.hpp"
-#include "kiln/backends/cl/ops/depthwise_convolution2d.hpp"
-#include "kiln/backends/cl/ops/elementwise_binary.hpp"
-#include "kiln/backends/cl/ops/elementwise_unary.hpp"
-#include "kiln/backends/cl/ops/fully_connected.hpp"
-#include "kiln/backends/cl/ops/gather.hpp"
-#include "kiln/backends/cl/ops/mem_copy.hpp"
-#include "kiln/backends/cl/ops/pad.hpp"
-#include "kiln/backends/cl/ops/pooling2d.hpp"
-#include "kiln/backends/cl/ops/reduce.hpp"
-#include "kiln/backends/cl/ops/reshape.hpp"
-#include "kiln/backends/cl/ops/resize.hpp"
-#include "kiln/backends/cl/ops/softmax.hpp"
-#include "kiln/backends/cl/ops/split.hpp"
-#include "kiln/backends/cl/ops/strided_slice.hpp"
-#include "kiln/backends/cl/ops/transpose.hpp"
-#include "kiln/backends/cl/ops/transpose_convolution2d.hpp"
+#include <string_view>
 
-static_assert(kiln::Backend<kiln::ClBackend>);
+#include "kiln/backends/backend.hpp"
+#include "kiln/backends/cl/cl_context.hpp"
+#include "kiln/backends/workload.hpp"
+
+namespace kiln {
+
+namespace opencl {
+/// The memory kind of ClBackend: OpenCL buffers. A tensor of this kind is a `cl_mem` (a sub-buffer
+/// of the working memory's arena) in Tensor::data, never a host address.
+struct DeviceMemory {
+  static constexpr std::string_view name = "cl";
+};
+}  // namespace opencl
+
+/// The OpenCL backend: kernels from kernels/*.cl, embedded at build time, run on the device
+/// Options::device selects (a GPU when there is one). Tensors live in device memory; optimize()
+/// inserts MemCopy layers where they cross to host backends. It has no fallback of its own:
+/// layers it cannot run go to the next backend of the Runtime.
+struct ClBackend {
+  using fallback = void;
+  static constexpr std::string_view id = "GpuAcc";
+  static constexpr std::size_t alignment = 64;
+  using memory = opencl::DeviceMemory;
+  using context = opencl::Context;
+  using options = opencl::Options;
+  /// Whether the device KILN_CL_DEVICE names (by default any) exists; asked once per process.
+  static bool available() noexcept {
+    static const bool found = opencl::select_device(opencl::device_spec({})).has_value();
+    return found;
+  }
+};
+
+inline namespace KILN_WORKLOAD_SOURCE {
+template <>
+inline constexpr bool workloads_compiled_v<ClBackend> = KILN_COMPILED_WORKLOADS;
+}  // namespace KILN_WORKLOAD_SOURCE
+
+}  // namespace kiln
+
+#if !KILN_COMPILED_WORKLOADS
+#include "kiln/backends/cl/workloads.hpp"
+#endif

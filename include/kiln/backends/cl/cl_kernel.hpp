@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend: the backend tag, and what every OpenCL workload shares (constants on the device, launches).
+// What every ClBackend workload shares: constants on the device, launches, the workload bases.
 #pragma once
 
 #include <array>
@@ -11,38 +11,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "kiln/backends/backend.hpp"
 #include "kiln/backends/cl/cl_context.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
 #include "kiln/backends/workload.hpp"
 
 namespace kiln {
 
-namespace opencl {
-/// The memory kind of ClBackend: OpenCL buffers. A tensor of this kind is a `cl_mem` (a sub-buffer
-/// of the working memory's arena) in Tensor::data, never a host address.
-struct DeviceMemory {
-  static constexpr std::string_view name = "cl";
-};
-}  // namespace opencl
-
-/// The OpenCL backend: kernels from kernels/*.cl, embedded at build time, run on the device
-/// Options::device selects (a GPU when there is one). Tensors live in device memory; optimize()
-/// inserts MemCopy layers where they cross to host backends. It has no fallback of its own:
-/// layers it cannot run go to the next backend of the Runtime.
-struct ClBackend {
-  using fallback = void;
-  static constexpr std::string_view id = "GpuAcc";
-  static constexpr std::size_t alignment = 64;
-  using memory = opencl::DeviceMemory;
-  using context = opencl::Context;
-  using options = opencl::Options;
-  /// Whether the device KILN_CL_DEVICE names (by default any) exists; asked once per process.
-  static bool available() noexcept {
-    static const bool found = opencl::select_device(opencl::device_spec({})).has_value();
-    return found;
-  }
-};
+struct ClBackend;
 
 namespace opencl {
 
@@ -78,11 +53,11 @@ Status require_int_indices(const WorkloadInfo<Op>& info) {
   constexpr std::uint64_t limit = std::uint64_t{1} << 31;
   for (const TensorInfo& t : info.inputs)
     if (t.num_elements() >= limit)
-      return Status::error(ErrorCode::Unsupported, ClBackend::id, " indexes tensors with 32-bit integers; ",
+      return Status::error(ErrorCode::Unsupported, "indexes tensors with 32-bit integers; ",
                            t.to_string(), " is too large");
   for (const TensorInfo& t : info.outputs)
     if (t.num_elements() >= limit)
-      return Status::error(ErrorCode::Unsupported, ClBackend::id, " indexes tensors with 32-bit integers; ",
+      return Status::error(ErrorCode::Unsupported, "indexes tensors with 32-bit integers; ",
                            t.to_string(), " is too large");
   return Status::ok();
 }
@@ -189,7 +164,7 @@ template <class Op>
 struct Float32Kernel : Kernel<Op> {
   using Kernel<Op>::Kernel;
   static Status is_supported(const WorkloadInfo<Op>& info) {
-    if (auto s = ref::require_float32(info, ClBackend::id); !s) return s;
+    if (auto s = ref::require_float32(info); !s) return s;
     return require_int_indices(info);
   }
 };

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// neon::Kernel<Op>: how NeonBackend runs an op with this translation unit's instruction set.
+// neon::Kernel<Op, Type>: how NeonBackend runs an op in a data type with this translation unit's instruction set.
 #pragma once
 
 #include "kiln/backends/neon/isa.hpp"
-#include "kiln/backends/neon/neon_kernel.hpp"
+#include "kiln/backends/neon/neon_context.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-/// Specialised by each file in ops/, for the ops named in kernel_list.hpp. NeonBackend's workload
-/// is this kernel (or, in the dispatching build, the one compiled for the best instruction set).
-template <class Op>
-struct Kernel;
+/// NeonBackend's own workload for Op in Type (see Workload): specialised by the files in ops/,
+/// listed in workloads.hpp. It lives in the instruction set's namespace, so that the dispatching
+/// build can hold one per set (docs/decisions/0009).
+template <class Op, DataType Type>
+struct Kernel : NotImplemented {};
 
 /// Base of the Neon kernels: keeps the parameters; Float32 only. Its own class rather than
 /// ref::Float32Kernel<Op, NeonBackend>, so that every function a kernel uses is in the ISA namespace.
@@ -19,7 +20,7 @@ template <class Op>
 class Float32Kernel {
  public:
   explicit Float32Kernel(const WorkloadInfo<Op>& info) : params_(info.params) {}
-  static Status is_supported(const WorkloadInfo<Op>& info) { return ref::require_float32(info, NeonBackend::id); }
+  static Status is_supported(const WorkloadInfo<Op>& info) { return ref::require_float32(info); }
 
  protected:
   typename Op::Params params_;
@@ -30,10 +31,10 @@ class Float32Kernel {
 /// NeonBackend inherits runs the layer.
 template <class Op>
 Status require_float32_constants(const WorkloadInfo<Op>& info, std::size_t first) {
-  if (auto s = ref::require_float32(info, NeonBackend::id); !s) return s;
+  if (auto s = ref::require_float32(info); !s) return s;
   for (std::size_t i = first; i < info.inputs.size(); ++i)
     if (info.constants[i] == nullptr)
-      return Status::error(ErrorCode::Unsupported, NeonBackend::id, " prepares the weights of ", Op::name,
+      return Status::error(ErrorCode::Unsupported, "prepares the weights of ", Op::name,
                            " at load, so input ", i, " must be a constant");
   return Status::ok();
 }

@@ -1,44 +1,84 @@
 // SPDX-License-Identifier: Apache-2.0
-// NeonBackend with every Neon workload: include this to run networks on the SIMD CPU backend.
+// NeonBackend: the SIMD CPU backend's tag, and its kernels (this translation unit's instruction set),
+// or in the dispatching build the chooser of the kernels compiled for several.
 #pragma once
 
 #include <string_view>
 
-#include "kiln/backends/neon/kernel_list.hpp"
-#include "kiln/backends/neon/neon_kernel.hpp"
+#include <xsimd/xsimd.hpp>
+
+#include "kiln/backends/neon/neon_context.hpp"
 #include "kiln/backends/ref/ref_backend.hpp"
+
+#ifndef KILN_NEON_DISPATCH
+#define KILN_NEON_DISPATCH 0
+#endif
+
+namespace kiln {
+
+#if KILN_NEON_DISPATCH
+namespace neon::dispatch {
+inline bool kernels_available();
+}  // namespace neon::dispatch
+#endif
+
+/// The SIMD CPU backend, written once with xsimd: NEON on Arm, SSE/AVX2/AVX-512 on x86, whichever
+/// the compile target (`-march`) allows, or with KILN_NEON_DISPATCH the best of several that the
+/// CPU running it has (docs/decisions/0009). Layers it has no kernel for run its RefBackend fallback's.
+struct NeonBackend {
+  using fallback = RefBackend;
+  static constexpr std::string_view id = "CpuAcc";
+  static constexpr std::size_t alignment = 64;
+  using memory = HostMemory;
+  using context = neon::Context;
+  using options = neon::Options;
+  /// Whether this machine runs the kernels: those of the compile target's instruction set, or in
+  /// the dispatching build (KILN_NEON_DISPATCH) the set it chose (see neon::dispatch).
+  static bool available() noexcept {
+#if KILN_NEON_DISPATCH
+    return neon::dispatch::kernels_available();
+#else
+    return xsimd::available_architectures().best >= xsimd::default_arch::version();
+#endif
+  }
+};
+
+inline namespace KILN_WORKLOAD_SOURCE {
+template <>
+inline constexpr bool workloads_compiled_v<NeonBackend> = KILN_COMPILED_WORKLOADS || KILN_NEON_DISPATCH;
+}  // namespace KILN_WORKLOAD_SOURCE
+
+}  // namespace kiln
 
 #if KILN_NEON_DISPATCH
 #include "kiln/backends/neon/dispatch/dispatch.hpp"
 #else
-#include "kiln/backends/neon/kernels.hpp"
+#include "kiln/backends/neon/kernel_base.hpp"
 
 namespace kiln {
-
-/// NeonBackend's workload: the kernel compiled for this translation unit's instruction set.
-template <class Op>
-  requires neon::has_kernel<Op>
-struct Workload<Op, NeonBackend> : neon::Kernel<Op> {
-  using neon::Kernel<Op>::Kernel;
+/// NeonBackend's own workloads are its kernels of this translation unit's instruction set.
+template <>
+struct own_workloads<NeonBackend> {
+  template <class Op, DataType Type>
+  using type = neon::Kernel<Op, Type>;
 };
-
 }  // namespace kiln
+#if !KILN_COMPILED_WORKLOADS
+#include "kiln/backends/neon/workloads.hpp"
+#endif
 #endif
 
 namespace kiln::neon {
 
 /// The instruction set NeonBackend's kernels run with (xsimd's name: "sse2", "fma3+avx2", "avx512bw"...);
-/// empty when the dispatching build found none it may use (the reason is in the optimizer's report).
+/// empty when the dispatching build found none it may use.
 inline std::string_view isa_name() {
 #if KILN_NEON_DISPATCH
-  const auto& kernels = dispatch::selected_kernels();
-  return kernels.has_value() ? (*kernels)->isa : std::string_view{};
+  const auto& chosen = dispatch::selected_kernels();
+  return chosen.has_value() ? (*chosen)->isa : std::string_view{};
 #else
   return xsimd::default_arch::name();
 #endif
 }
 
 }  // namespace kiln::neon
-
-static_assert(kiln::Backend<kiln::NeonBackend>);
-static_assert(kiln::all_ops_supported_v<kiln::NeonBackend>);

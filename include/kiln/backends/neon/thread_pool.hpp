@@ -13,6 +13,14 @@
 
 namespace kiln::neon {
 
+/// Runs task(index, thread) where the task takes the thread too (to pick its slice of the
+/// workload's scratch: the caller is thread 0, workers 1 to threads - 1), else task(index).
+template <class F>
+void run_task(F& task, std::size_t index, unsigned thread) {
+  if constexpr (std::is_invocable_v<F&, std::size_t, unsigned>) task(index, thread);
+  else task(index);
+}
+
 /// A small pool for `parallel_for`: `threads - 1` workers plus the calling thread. One thread spawns
 /// nothing. Tasks are indices; which thread runs which index never changes a result, because every
 /// kernel computes each output from the same sequence of operations wherever it runs.
@@ -20,6 +28,7 @@ namespace kiln::neon {
 /// \code
 /// ThreadPool pool(2);
 /// pool.parallel_for(rows, [&](std::size_t row) { compute(row); });  // returns when all rows are done
+/// pool.parallel_for(rows, [&](std::size_t row, unsigned thread) { compute(row, scratch[thread]); });
 /// \endcode
 /// Concurrent callers are safe: the caller that finds the pool busy runs its indices itself.
 /// Between jobs the workers spin for a short while before they sleep, because a network's layers
@@ -47,10 +56,11 @@ class ThreadPool {
   void parallel_for(std::size_t count, F&& task) {
     std::unique_lock busy(run_mutex_, std::try_to_lock);
     if (workers_.empty() || count <= 1 || !busy.owns_lock()) {
-      for (std::size_t i = 0; i < count; ++i) task(i);
+      for (std::size_t i = 0; i < count; ++i) run_task(task, i, 0);
       return;
     }
-    job_ = {[](void* f, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(f))(i); }, &task, count};
+    job_ = {[](void* f, std::size_t i, unsigned thread) { run_task(*static_cast<std::remove_reference_t<F>*>(f), i, thread); },
+            &task, count};
     for (std::size_t t = 0; t < ranges_.size(); ++t) {
       ranges_[t].next.store(count * t / ranges_.size(), std::memory_order_relaxed);
       ranges_[t].end = count * (t + 1) / ranges_.size();
@@ -71,7 +81,7 @@ class ThreadPool {
     std::size_t end = 0;
   };
   struct Job {
-    void (*call)(void*, std::size_t) = nullptr;
+    void (*call)(void*, std::size_t, unsigned) = nullptr;
     void* task = nullptr;
     std::size_t count = 0;
   };
@@ -104,7 +114,7 @@ class ThreadPool {
       Range& range = ranges_[(self + k) % ranges_.size()];
       for (std::size_t i = range.next.fetch_add(1, std::memory_order_relaxed); i < range.end;
            i = range.next.fetch_add(1, std::memory_order_relaxed))
-        job_.call(job_.task, i);
+        job_.call(job_.task, i, static_cast<unsigned>(self));
     }
   }
 

@@ -1,30 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
-// RefBackend with every reference workload: include this to run networks on the reference backend.
+// RefBackend: the reference backend's tag, and (unless a library compiled them) its workloads.
 #pragma once
 
-#include "kiln/backends/ref/ref_kernel.hpp"
-#include "kiln/backends/ref/ops/activation.hpp"
-#include "kiln/backends/ref/ops/batch_mat_mul.hpp"
-#include "kiln/backends/ref/ops/batch_normalization.hpp"
-#include "kiln/backends/ref/ops/concat.hpp"
-#include "kiln/backends/ref/ops/convolution2d.hpp"
-#include "kiln/backends/ref/ops/depthwise_convolution2d.hpp"
-#include "kiln/backends/ref/ops/elementwise_binary.hpp"
-#include "kiln/backends/ref/ops/elementwise_unary.hpp"
-#include "kiln/backends/ref/ops/fully_connected.hpp"
-#include "kiln/backends/ref/ops/gather.hpp"
-#include "kiln/backends/ref/ops/mem_copy.hpp"
-#include "kiln/backends/ref/ops/pad.hpp"
-#include "kiln/backends/ref/ops/pooling2d.hpp"
-#include "kiln/backends/ref/ops/reduce.hpp"
-#include "kiln/backends/ref/ops/reshape.hpp"
-#include "kiln/backends/ref/ops/resize.hpp"
-#include "kiln/backends/ref/ops/softmax.hpp"
-#include "kiln/backends/ref/ops/split.hpp"
-#include "kiln/backends/ref/ops/strided_slice.hpp"
-#include "kiln/backends/ref/ops/transpose.hpp"
-#include "kiln/backends/ref/ops/transpose_convolution2d.hpp"
+#include <string_view>
 
-static_assert(kiln::Backend<kiln::RefBackend>);
+#include "kiln/backends/backend.hpp"
+#include "kiln/backends/ref/ref_kernel.hpp"
+
+namespace kiln {
+
+/// The reference backend: plain loops, every op; the oracle other backends are tested against.
+struct RefBackend {
+  using fallback = void;
+  static constexpr std::string_view id = "CpuRef";
+  static constexpr std::size_t alignment = 64;
+  using memory = HostMemory;
+  using context = ref::Context;
+  static bool available() noexcept { return true; }
+};
+
+inline namespace KILN_WORKLOAD_SOURCE {
+template <>
+inline constexpr bool workloads_compiled_v<RefBackend> = KILN_COMPILED_WORKLOADS;
+}  // namespace KILN_WORKLOAD_SOURCE
+
+}  // namespace kiln
+
+#if !KILN_COMPILED_WORKLOADS
+#include "kiln/backends/ref/workloads.hpp"
+
 static_assert(kiln::all_ops_supported_v<kiln::RefBackend>,
-              "RefBackend must implement every op of ops::op_list: add backends/ref/ops/<op>.hpp and include it here");
+              "RefBackend must implement every op of ops::op_list: add backends/ref/ops/<op>.hpp to backends/ref/workloads.hpp");
+#endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What every reference workload shares: the backend tag, its context, and index arithmetic.
+// What every reference workload shares: its context, its bases, and index arithmetic.
 #pragma once
 
 #include <array>
@@ -9,27 +9,16 @@
 #include <span>
 #include <string_view>
 
-#include "kiln/backends/backend.hpp"
 #include "kiln/backends/workload.hpp"
 
 namespace kiln {
 
+struct RefBackend;
+
 namespace ref {
+
 /// RefBackend keeps no per-runtime state.
 struct Context {};
-}  // namespace ref
-
-/// The reference backend: plain loops, every op; the oracle other backends are tested against.
-struct RefBackend {
-  using fallback = void;
-  static constexpr std::string_view id = "CpuRef";
-  static constexpr std::size_t alignment = 64;
-  using memory = HostMemory;
-  using context = ref::Context;
-  static bool available() noexcept { return true; }
-};
-
-namespace ref {
 
 using Strides = std::array<std::uint64_t, TensorShape::max_rank>;
 
@@ -66,27 +55,27 @@ inline std::array<std::uint32_t, TensorShape::max_rank> unravel(std::uint64_t in
   return coords;
 }
 
-/// Fails unless every tensor of the layer is Float32, naming the first that is not.
+/// Fails unless every tensor of the layer is Float32 (weights and bias too), naming the first that is not.
 template <class Op>
-Status require_float32(const WorkloadInfo<Op>& info, std::string_view backend = RefBackend::id) {
+Status require_float32(const WorkloadInfo<Op>& info) {
   for (std::size_t i = 0; i < info.inputs.size(); ++i)
     if (info.inputs[i].type != DataType::Float32)
-      return Status::error(ErrorCode::Unsupported, backend, " runs ", Op::name, " in Float32 only; input ", i, " is ",
+      return Status::error(ErrorCode::Unsupported, "runs ", Op::name, " on Float32 tensors only; input ", i, " is ",
                            to_string(info.inputs[i].type));
   for (std::size_t i = 0; i < info.outputs.size(); ++i)
     if (info.outputs[i].type != DataType::Float32)
-      return Status::error(ErrorCode::Unsupported, backend, " runs ", Op::name, " in Float32 only; output ", i, " is ",
+      return Status::error(ErrorCode::Unsupported, "runs ", Op::name, " on Float32 tensors only; output ", i, " is ",
                            to_string(info.outputs[i].type));
   return Status::ok();
 }
 
-/// Base of the Float32 workloads of RefBackend (and of backends that reuse it): keeps the
-/// parameters and refuses other data types.
-template <class Op, class Backend = RefBackend>
+/// Base of the Float32 workloads of RefBackend: keeps the parameters and refuses a layer with a
+/// tensor of another type.
+template <class Op>
 class Float32Kernel {
  public:
   explicit Float32Kernel(const WorkloadInfo<Op>& info) : params_(info.params) {}
-  static Status is_supported(const WorkloadInfo<Op>& info) { return require_float32(info, Backend::id); }
+  static Status is_supported(const WorkloadInfo<Op>& info) { return require_float32(info); }
 
  protected:
   typename Op::Params params_;

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Activation, ClBackend> : opencl::Float32Kernel<ops::Activation> {
+struct Workload<ops::Activation, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Activation> {
   static Expected<Workload> create(const WorkloadInfo<ops::Activation>& info, opencl::Context& context) {
     return make<Workload>(info, context, "elementwise", "activation");
   }

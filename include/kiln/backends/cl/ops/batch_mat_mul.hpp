@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::BatchMatMul, ClBackend> : opencl::Float32Kernel<ops::BatchMatMul> {
+struct Workload<ops::BatchMatMul, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::BatchMatMul> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::BatchMatMul>& info, opencl::Context& context) {

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::BatchNormalization, ClBackend> : opencl::Float32Kernel<ops::BatchNormalization> {
+struct Workload<ops::BatchNormalization, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::BatchNormalization> {
   static Expected<Workload> create(const WorkloadInfo<ops::BatchNormalization>& info, opencl::Context& context) {
     return make<Workload>(info, context, "elementwise", "batch_normalization");
   }

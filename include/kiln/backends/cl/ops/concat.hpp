@@ -6,12 +6,15 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Concat, ClBackend> : opencl::DataMovementKernel<ops::Concat> {
+namespace opencl {
+
+/// Moves bytes, so one class serves every data type.
+class ConcatBytes : public DataMovementKernel<ops::Concat> {
+ public:
   using DataMovementKernel::DataMovementKernel;
 
-  static Expected<Workload> create(const WorkloadInfo<ops::Concat>& info, opencl::Context& context) {
-    auto made = make<Workload>(info, context, "data_movement", "strided_copy", opencl::element_option(info.outputs[0].type));
+  static Expected<ConcatBytes> create(const WorkloadInfo<ops::Concat>& info, Context& context) {
+    auto made = make<ConcatBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.outputs[0].type));
     if (!made) return made;
     const TensorShape& ys = info.outputs[0].shape;
     const std::size_t axis = *detail::normalize_axis(info.params.axis, ys.rank());
@@ -25,7 +28,7 @@ struct Workload<ops::Concat, ClBackend> : opencl::DataMovementKernel<ops::Concat
     }
     return made;
   }
-  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     for (std::size_t i = 0; i < in.size(); ++i)
       if (auto s = launch_(context, opencl::elements_of(in[i].info), input(in, i),
                            opencl::buffer_of(out[0]), parts_[i].dims, cl_int{0}, parts_[i].x_strides, bases_[i],
@@ -38,6 +41,13 @@ struct Workload<ops::Concat, ClBackend> : opencl::DataMovementKernel<ops::Concat
  private:
   std::vector<opencl::StridedCopy> parts_;
   std::vector<cl_int> bases_;  // where each input starts in the output
+};
+
+}  // namespace opencl
+
+template <DataType T>
+struct Workload<ops::Concat, ClBackend, T> : opencl::ConcatBytes {
+  using ConcatBytes::ConcatBytes;
 };
 
 }  // namespace kiln

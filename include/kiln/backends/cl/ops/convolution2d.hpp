@@ -9,7 +9,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Convolution2d, ClBackend> : opencl::Float32Kernel<ops::Convolution2d> {
+struct Workload<ops::Convolution2d, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Convolution2d> {
   using Float32Kernel::Float32Kernel;
 
   /// How the layer runs, chosen at load from its shape.

@@ -8,7 +8,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::DepthwiseConvolution2d, ClBackend> : opencl::Float32Kernel<ops::DepthwiseConvolution2d> {
+struct Workload<ops::DepthwiseConvolution2d, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::DepthwiseConvolution2d> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, opencl::Context& context) {

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::ElementwiseBinary, ClBackend> : opencl::Float32Kernel<ops::ElementwiseBinary> {
+struct Workload<ops::ElementwiseBinary, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::ElementwiseBinary> {
   static Expected<Workload> create(const WorkloadInfo<ops::ElementwiseBinary>& info, opencl::Context& context) {
     const bool same_shape =
         info.inputs[0].shape == info.outputs[0].shape && info.inputs[1].shape == info.outputs[0].shape;

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::ElementwiseUnary, ClBackend> : opencl::Float32Kernel<ops::ElementwiseUnary> {
+struct Workload<ops::ElementwiseUnary, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::ElementwiseUnary> {
   static Expected<Workload> create(const WorkloadInfo<ops::ElementwiseUnary>& info, opencl::Context& context) {
     return make<Workload>(info, context, "elementwise", "unary");
   }

@@ -9,7 +9,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::FullyConnected, ClBackend> : opencl::Float32Kernel<ops::FullyConnected> {
+struct Workload<ops::FullyConnected, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::FullyConnected> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::FullyConnected>& info, opencl::Context& context) {

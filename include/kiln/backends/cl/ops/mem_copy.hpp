@@ -7,19 +7,22 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::MemCopy, ClBackend> {
+namespace opencl {
+
+/// Moves bytes, so one class serves every data type.
+class MemCopyBytes {
+ public:
   static Status is_supported(const WorkloadInfo<ops::MemCopy>& info) {
     if (info.params.direction == ops::CopyDirection::HostToHost)
-      return Status::error(ErrorCode::Unsupported, ClBackend::id, " copies to and from its device only");
+      return Status::error(ErrorCode::Unsupported, "copies to and from its device only");
     return Status::ok();
   }
-  static Expected<Workload> create(const WorkloadInfo<ops::MemCopy>& info, opencl::Context& context) {
+  static Expected<MemCopyBytes> create(const WorkloadInfo<ops::MemCopy>& info, Context& context) {
     if (auto status = context.ready(); !status) return status;
-    return Workload(info.params.direction);
+    return MemCopyBytes(info.params.direction);
   }
 
-  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const std::size_t bytes = in[0].info.num_bytes();
     if (bytes == 0) return Status::ok();
     // The source of a write stays untouched until the inference ends (arena_tensors keeps it
@@ -35,8 +38,15 @@ struct Workload<ops::MemCopy, ClBackend> {
   }
 
  private:
-  explicit Workload(ops::CopyDirection direction) : direction_(direction) {}
+  explicit MemCopyBytes(ops::CopyDirection direction) : direction_(direction) {}
   ops::CopyDirection direction_;
+};
+
+}  // namespace opencl
+
+template <DataType T>
+struct Workload<ops::MemCopy, ClBackend, T> : opencl::MemCopyBytes {
+  using MemCopyBytes::MemCopyBytes;
 };
 
 }  // namespace kiln

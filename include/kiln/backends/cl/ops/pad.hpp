@@ -9,7 +9,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Pad, ClBackend> : opencl::Float32Kernel<ops::Pad> {
+struct Workload<ops::Pad, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Pad> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::Pad>& info, opencl::Context& context) {

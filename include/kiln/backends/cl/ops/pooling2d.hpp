@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Pooling2d, ClBackend> : opencl::Float32Kernel<ops::Pooling2d> {
+struct Workload<ops::Pooling2d, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Pooling2d> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::Pooling2d>& info, opencl::Context& context) {

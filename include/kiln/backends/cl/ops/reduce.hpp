@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Reduce, ClBackend> : opencl::Float32Kernel<ops::Reduce> {
+struct Workload<ops::Reduce, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Reduce> {
   using Float32Kernel::Float32Kernel;
 
   /// The input seen twice: over the kept dimensions (one output element each) and over the reduced ones.

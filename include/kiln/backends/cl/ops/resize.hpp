@@ -10,7 +10,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Resize, ClBackend> : opencl::Float32Kernel<ops::Resize> {
+struct Workload<ops::Resize, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Resize> {
   using Float32Kernel::Float32Kernel;
 
   /// Source rows and columns (and bilinear weights) depend only on the shapes: computed here once,

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Softmax, ClBackend> : opencl::Float32Kernel<ops::Softmax> {
+struct Workload<ops::Softmax, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Softmax> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::Softmax>& info, opencl::Context& context) {

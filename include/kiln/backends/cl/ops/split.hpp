@@ -6,12 +6,15 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Split, ClBackend> : opencl::DataMovementKernel<ops::Split> {
+namespace opencl {
+
+/// Moves bytes, so one class serves every data type.
+class SplitBytes : public DataMovementKernel<ops::Split> {
+ public:
   using DataMovementKernel::DataMovementKernel;
 
-  static Expected<Workload> create(const WorkloadInfo<ops::Split>& info, opencl::Context& context) {
-    auto made = make<Workload>(info, context, "data_movement", "strided_copy", opencl::element_option(info.inputs[0].type));
+  static Expected<SplitBytes> create(const WorkloadInfo<ops::Split>& info, Context& context) {
+    auto made = make<SplitBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.inputs[0].type));
     if (!made) return made;
     const TensorShape& xs = info.inputs[0].shape;
     const std::size_t axis = *detail::normalize_axis(info.params.axis, xs.rank());
@@ -25,7 +28,7 @@ struct Workload<ops::Split, ClBackend> : opencl::DataMovementKernel<ops::Split> 
     }
     return made;
   }
-  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     for (std::size_t i = 0; i < out.size(); ++i)
       if (auto s = launch_(context, opencl::elements_of(out[i].info), input(in, 0),
                            opencl::buffer_of(out[i]), parts_[i].dims, bases_[i], parts_[i].x_strides, cl_int{0},
@@ -38,6 +41,13 @@ struct Workload<ops::Split, ClBackend> : opencl::DataMovementKernel<ops::Split> 
  private:
   std::vector<opencl::StridedCopy> parts_;
   std::vector<cl_int> bases_;  // where each output starts in the input
+};
+
+}  // namespace opencl
+
+template <DataType T>
+struct Workload<ops::Split, ClBackend, T> : opencl::SplitBytes {
+  using SplitBytes::SplitBytes;
 };
 
 }  // namespace kiln

@@ -6,12 +6,15 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::StridedSlice, ClBackend> : opencl::DataMovementKernel<ops::StridedSlice> {
+namespace opencl {
+
+/// Moves bytes, so one class serves every data type.
+class StridedSliceBytes : public DataMovementKernel<ops::StridedSlice> {
+ public:
   using DataMovementKernel::DataMovementKernel;
 
-  static Expected<Workload> create(const WorkloadInfo<ops::StridedSlice>& info, opencl::Context& context) {
-    auto made = make<Workload>(info, context, "data_movement", "strided_copy", opencl::element_option(info.inputs[0].type));
+  static Expected<StridedSliceBytes> create(const WorkloadInfo<ops::StridedSlice>& info, Context& context) {
+    auto made = make<StridedSliceBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.inputs[0].type));
     if (!made) return made;
     const TensorShape& xs = info.inputs[0].shape;
     const auto window = *ops::StridedSlice::resolve(info.params, xs);
@@ -27,7 +30,7 @@ struct Workload<ops::StridedSlice, ClBackend> : opencl::DataMovementKernel<ops::
     made->copy_ = {opencl::dims6(ys), opencl::strides6(read, ys.rank()), opencl::strides6(ref::strides_of(ys), ys.rank())};
     return made;
   }
-  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
                    opencl::buffer_of(out[0]), copy_.dims, base_, copy_.x_strides, cl_int{0}, copy_.y_strides);
   }
@@ -35,6 +38,13 @@ struct Workload<ops::StridedSlice, ClBackend> : opencl::DataMovementKernel<ops::
  private:
   opencl::StridedCopy copy_;
   cl_int base_ = 0;
+};
+
+}  // namespace opencl
+
+template <DataType T>
+struct Workload<ops::StridedSlice, ClBackend, T> : opencl::StridedSliceBytes {
+  using StridedSliceBytes::StridedSliceBytes;
 };
 
 }  // namespace kiln

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::TransposeConvolution2d, ClBackend> : opencl::Float32Kernel<ops::TransposeConvolution2d> {
+struct Workload<ops::TransposeConvolution2d, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::TransposeConvolution2d> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::TransposeConvolution2d>& info, opencl::Context& context) {

@@ -9,7 +9,7 @@ namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
 template <>
-struct Kernel<ops::Activation> : Float32Kernel<ops::Activation> {
+struct Kernel<ops::Activation, DataType::Float32> : Float32Kernel<ops::Activation> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {

@@ -49,12 +49,11 @@ constexpr auto matmul_tiles(std::index_sequence<Rows...>) {
 
 /// Deviation from Ref: transpose_a and transpose_b together run on the Ref workload.
 template <>
-struct Kernel<ops::BatchMatMul> : Float32Kernel<ops::BatchMatMul> {
+struct Kernel<ops::BatchMatMul, DataType::Float32> : Float32Kernel<ops::BatchMatMul> {
   static Status is_supported(const WorkloadInfo<ops::BatchMatMul>& info) {
     if (auto s = Float32Kernel::is_supported(info); !s) return s;
     if (info.params.transpose_a && info.params.transpose_b)
-      return Status::error(ErrorCode::Unsupported, NeonBackend::id,
-                           " has no BatchMatMul kernel for transpose_a and transpose_b together");
+      return Status::error(ErrorCode::Unsupported, "has no BatchMatMul kernel for transpose_a and transpose_b together");
     return Status::ok();
   }
 

@@ -14,7 +14,7 @@ inline namespace KILN_NEON_ISA {
 /// Deviation from Ref: scale = gamma / sqrt(variance + epsilon) and shift = beta - mean * scale are
 /// folded once, so results differ from Ref's formula by rounding. Needs constant statistics.
 template <>
-struct Kernel<ops::BatchNormalization> : Float32Kernel<ops::BatchNormalization> {
+struct Kernel<ops::BatchNormalization, DataType::Float32> : Float32Kernel<ops::BatchNormalization> {
   static Status is_supported(const WorkloadInfo<ops::BatchNormalization>& info) {
     return require_float32_constants(info, 1);
   }

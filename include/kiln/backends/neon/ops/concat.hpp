@@ -7,9 +7,10 @@
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-template <>
-struct Kernel<ops::Concat> {
-  explicit Kernel(const WorkloadInfo<ops::Concat>& info)
+/// Moves bytes, so one class serves every data type.
+class ConcatBytes {
+ public:
+  explicit ConcatBytes(const WorkloadInfo<ops::Concat>& info)
       : pieces_(info.outputs[0].shape, info.inputs,
                 *kiln::detail::normalize_axis(info.params.axis, info.outputs[0].shape.rank()), true) {}
 
@@ -20,6 +21,11 @@ struct Kernel<ops::Concat> {
 
  private:
   AxisPieces pieces_;
+};
+
+template <DataType T>
+struct Kernel<ops::Concat, T> : ConcatBytes {
+  using ConcatBytes::ConcatBytes;
 };
 
 }  // namespace KILN_NEON_ISA

@@ -14,7 +14,7 @@ inline namespace KILN_NEON_ISA {
 /// Rows of A read through an indirection table built at load (indirect GEMM, as XNNPACK does):
 /// for output pixel m and tap t, the offset of the input it reads; -1 for padding, which reads a
 /// row of zeros; -2 - e for entry e of `edges`, the windows that straddle the left or right border,
-/// assembled with their zeros once per inference (see Kernel<Convolution2d>::RowTaps).
+/// assembled with their zeros once per inference in the workload's scratch (see RowTaps).
 struct IndirectRows {
   const float* input;
   const std::ptrdiff_t* offsets;
@@ -49,14 +49,16 @@ inline std::vector<std::ptrdiff_t> window_offsets(const TensorShape& x, const Te
 }
 
 /// Deviation from Ref: weights are packed at load, so they (and the bias) must be constants.
+/// Scratch: the border windows of row taps, then a gathered tile per thread for inputs with few
+/// channels (gemm_scratch_floats).
 template <>
-struct Kernel<ops::Convolution2d> : Float32Kernel<ops::Convolution2d> {
+struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convolution2d> {
   static Status is_supported(const WorkloadInfo<ops::Convolution2d>& info) {
     return require_float32_constants(info, 1);
   }
 
   explicit Kernel(const WorkloadInfo<ops::Convolution2d>& info)
-      : Float32Kernel(info), epilogue_(Epilogue::from(params_.activation)) {
+      : Float32Kernel(info), input_shape_(info.inputs[0].shape), epilogue_(Epilogue::from(params_.activation)) {
     const TensorShape& xs = info.inputs[0].shape;
     const TensorShape& ws = info.inputs[1].shape;
     const std::uint32_t groups = params_.groups;
@@ -76,24 +78,30 @@ struct Kernel<ops::Convolution2d> : Float32Kernel<ops::Convolution2d> {
     zeros_.assign(ws[3], 0.0f);
   }
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+  ScratchSize scratch(const Context& context) const {
+    return {(edge_floats() + context.threads() * gemm_scratch_floats(taps(), weights_.k())) * sizeof(float), alignof(Vec)};
+  }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
+           std::span<std::byte> scratch) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const std::size_t pixels = std::size_t{ys[0]} * ys[1] * ys[2];
     const std::size_t group_in = xs[3] / params_.groups, group_out = weights_.n();
+    const std::span<float> floats_of_scratch(reinterpret_cast<float*>(scratch.data()), scratch.size() / sizeof(float));
+    const std::span<float> edges = floats_of_scratch.first(edge_floats()), tiles = floats_of_scratch.subspan(edge_floats());
     for (std::size_t g = 0; g < params_.groups; ++g) {
       const float* x = floats(in[0]) + g * group_in;
       float* y = floats(out[0]) + g * group_out;
       if (row_taps_.window > 0) {
-        const std::vector<float> edges = row_taps_.edges(x, xs);
-        gemm(context,
-             IndirectRows{x, row_taps_.offsets.data(), weights_.k() / row_taps_.window, zeros_.data(), edges.data()},
-             pixels, weights_, g, y, ys[3], epilogue_);
+        row_taps_.gather_edges(x, xs, edges.data());
+        gemm(context, IndirectRows{x, row_taps_.offsets.data(), taps(), zeros_.data(), edges.data()}, pixels, weights_, g,
+             y, ys[3], epilogue_, tiles);
       } else if (offsets_.empty()) {
-        gemm(context, DenseRows{x, xs[3]}, pixels, weights_, g, y, ys[3], epilogue_);
+        gemm(context, DenseRows{x, xs[3]}, pixels, weights_, g, y, ys[3], epilogue_, tiles);
       } else {
-        gemm(context, IndirectRows{x, offsets_.data(), weights_.k() / group_in, zeros_.data()}, pixels, weights_, g, y,
-             ys[3], epilogue_);
+        gemm(context, IndirectRows{x, offsets_.data(), taps(), zeros_.data()}, pixels, weights_, g, y, ys[3], epilogue_,
+             tiles);
       }
     }
   }
@@ -133,19 +141,23 @@ struct Kernel<ops::Convolution2d> : Float32Kernel<ops::Convolution2d> {
         }
     }
 
-    /// The border windows of every input row, zeros where they reach outside.
-    std::vector<float> edges(const float* input, const TensorShape& x) const {
-      std::vector<float> result(std::size_t{x[0]} * x[1] * straddling.size() * window, 0.0f);
+    /// Floats the border windows of an input of rows x[0] * x[1] take.
+    std::size_t edge_floats(const TensorShape& x) const { return std::size_t{x[0]} * x[1] * straddling.size() * window; }
+
+    /// Writes the border windows of every input row to `out`, zeros where they reach outside.
+    void gather_edges(const float* input, const TensorShape& x, float* out) const {
       const std::size_t channels = x[3];
-      float* out = result.data();
       for (std::size_t row = 0; row < std::size_t{x[0]} * x[1]; ++row)
         for (const std::ptrdiff_t ix : straddling) {
-          for (std::ptrdiff_t kx = 0; kx < kernel_width; ++kx)
+          for (std::ptrdiff_t kx = 0; kx < kernel_width; ++kx) {
+            float* to = out + kx * channels;
             if (ix + kx >= 0 && ix + kx < std::ptrdiff_t{x[2]})
-              std::memcpy(out + kx * channels, input + (row * x[2] + ix + kx) * channels, channels * sizeof(float));
+              std::memcpy(to, input + (row * x[2] + ix + kx) * channels, channels * sizeof(float));
+            else
+              std::memset(to, 0, channels * sizeof(float));
+          }
           out += window;
         }
-      return result;
     }
 
     std::size_t window = 0;  // floats in one window row: kw x C; 0 when this layout is not used
@@ -154,6 +166,17 @@ struct Kernel<ops::Convolution2d> : Float32Kernel<ops::Convolution2d> {
     std::vector<std::ptrdiff_t> offsets;
   };
 
+  /// Rows of A the GEMM reads per output pixel: kernel rows (row taps), kernel elements, or one.
+  std::size_t taps() const noexcept {
+    if (row_taps_.window > 0) return weights_.k() / row_taps_.window;
+    return offsets_.empty() ? 1 : weights_.k() / (input_shape_[3] / params_.groups);
+  }
+  /// The border windows' part of the scratch, in whole cache lines.
+  std::size_t edge_floats() const noexcept {
+    return row_taps_.window > 0 ? (row_taps_.edge_floats(input_shape_) + 15) / 16 * 16 : 0;
+  }
+
+  TensorShape input_shape_;
   PackedWeights weights_;
   Epilogue epilogue_;
   RowTaps row_taps_;

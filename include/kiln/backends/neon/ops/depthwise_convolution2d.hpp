@@ -14,10 +14,10 @@ inline namespace KILN_NEON_ISA {
 /// Deviation from Ref: channel multiplier 1 only (others run Ref's kernel); weights and bias are
 /// copied at load, so they must be constants. Sums taps in the same (ky, kx) order as Ref.
 template <>
-struct Kernel<ops::DepthwiseConvolution2d> : Float32Kernel<ops::DepthwiseConvolution2d> {
+struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<ops::DepthwiseConvolution2d> {
   static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
     if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
-      return Status::error(ErrorCode::Unsupported, NeonBackend::id, " runs DepthwiseConvolution2d with channel multiplier 1 only");
+      return Status::error(ErrorCode::Unsupported, "runs DepthwiseConvolution2d with channel multiplier 1 only");
     return require_float32_constants(info, 1);
   }
 

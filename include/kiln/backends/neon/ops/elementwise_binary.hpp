@@ -11,7 +11,7 @@ namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
 template <>
-struct Kernel<ops::ElementwiseBinary> : Float32Kernel<ops::ElementwiseBinary> {
+struct Kernel<ops::ElementwiseBinary, DataType::Float32> : Float32Kernel<ops::ElementwiseBinary> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {

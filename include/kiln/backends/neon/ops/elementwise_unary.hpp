@@ -9,7 +9,7 @@ namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
 template <>
-struct Kernel<ops::ElementwiseUnary> : Float32Kernel<ops::ElementwiseUnary> {
+struct Kernel<ops::ElementwiseUnary, DataType::Float32> : Float32Kernel<ops::ElementwiseUnary> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {

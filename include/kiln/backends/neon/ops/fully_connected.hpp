@@ -9,7 +9,7 @@ inline namespace KILN_NEON_ISA {
 
 /// Deviation from Ref: weights are packed at load, so they (and the bias) must be constants.
 template <>
-struct Kernel<ops::FullyConnected> : Float32Kernel<ops::FullyConnected> {
+struct Kernel<ops::FullyConnected, DataType::Float32> : Float32Kernel<ops::FullyConnected> {
   static Status is_supported(const WorkloadInfo<ops::FullyConnected>& info) {
     return require_float32_constants(info, 1);
   }
@@ -25,7 +25,7 @@ struct Kernel<ops::FullyConnected> : Float32Kernel<ops::FullyConnected> {
     const std::size_t k = weights_.k();
     const std::size_t rows = k == 0 ? 0 : in[0].info.num_elements() / k;
     gemm(context, DenseRows{floats(in[0]), k}, rows, weights_, 0, floats(out[0]), weights_.n(),
-               epilogue_);
+               epilogue_, {});
   }
 
  private:

@@ -11,7 +11,7 @@ namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
 template <>
-struct Kernel<ops::Pad> : Float32Kernel<ops::Pad> {
+struct Kernel<ops::Pad, DataType::Float32> : Float32Kernel<ops::Pad> {
   explicit Kernel(const WorkloadInfo<ops::Pad>& info)
       : Float32Kernel(info), x_(info.inputs[0].shape), y_(info.outputs[0].shape), y_strides_(element_strides(y_)) {
     const std::size_t rank = x_.rank();

@@ -12,7 +12,7 @@ namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
 template <>
-struct Kernel<ops::Pooling2d> : Float32Kernel<ops::Pooling2d> {
+struct Kernel<ops::Pooling2d, DataType::Float32> : Float32Kernel<ops::Pooling2d> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {

@@ -13,7 +13,7 @@ namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
 template <>
-struct Kernel<ops::Reduce> : Float32Kernel<ops::Reduce> {
+struct Kernel<ops::Reduce, DataType::Float32> : Float32Kernel<ops::Reduce> {
   explicit Kernel(const WorkloadInfo<ops::Reduce>& info) : Float32Kernel(info) {
     const TensorShape& xs = info.inputs[0].shape;
     const auto mask = *ops::Reduce::reduced_axes(params_, xs.rank());

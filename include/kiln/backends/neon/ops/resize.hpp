@@ -14,7 +14,7 @@ namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
 template <>
-struct Kernel<ops::Resize> : Float32Kernel<ops::Resize> {
+struct Kernel<ops::Resize, DataType::Float32> : Float32Kernel<ops::Resize> {
   explicit Kernel(const WorkloadInfo<ops::Resize>& info)
       : Float32Kernel(info), x_(info.inputs[0].shape), y_(info.outputs[0].shape),
         rows_(samples(y_[1], x_[1])), columns_(samples(y_[2], x_[2])) {}

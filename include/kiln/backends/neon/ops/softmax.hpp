@@ -14,13 +14,13 @@ inline namespace KILN_NEON_ISA {
 /// Deviation from Ref: Ref accumulates in double; this sums float vectors lane-wise and then the
 /// lanes, so results differ by a few ulps.
 template <>
-struct Kernel<ops::Softmax> : Float32Kernel<ops::Softmax> {
+struct Kernel<ops::Softmax, DataType::Float32> : Float32Kernel<ops::Softmax> {
   using Float32Kernel::Float32Kernel;
 
   static Status is_supported(const WorkloadInfo<ops::Softmax>& info) {
-    if (auto s = ref::require_float32(info, NeonBackend::id); !s) return s;
+    if (auto s = ref::require_float32(info); !s) return s;
     if (*kiln::detail::normalize_axis(info.params.axis, info.inputs[0].rank()) != info.inputs[0].rank() - 1)
-      return Status::error(ErrorCode::Unsupported, NeonBackend::id, " runs Softmax along the innermost axis only");
+      return Status::error(ErrorCode::Unsupported, "runs Softmax along the innermost axis only");
     return Status::ok();
   }
 

@@ -7,9 +7,10 @@
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-template <>
-struct Kernel<ops::Split> {
-  explicit Kernel(const WorkloadInfo<ops::Split>& info)
+/// Moves bytes, so one class serves every data type.
+class SplitBytes {
+ public:
+  explicit SplitBytes(const WorkloadInfo<ops::Split>& info)
       : pieces_(info.inputs[0].shape, info.outputs,
                 *kiln::detail::normalize_axis(info.params.axis, info.inputs[0].shape.rank()), false) {}
 
@@ -20,6 +21,11 @@ struct Kernel<ops::Split> {
 
  private:
   AxisPieces pieces_;
+};
+
+template <DataType T>
+struct Kernel<ops::Split, T> : SplitBytes {
+  using SplitBytes::SplitBytes;
 };
 
 }  // namespace KILN_NEON_ISA

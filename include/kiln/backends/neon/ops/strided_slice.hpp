@@ -7,9 +7,10 @@
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-template <>
-struct Kernel<ops::StridedSlice> {
-  explicit Kernel(const WorkloadInfo<ops::StridedSlice>& info) {
+/// Moves bytes, so one class serves every data type.
+class StridedSliceBytes {
+ public:
+  explicit StridedSliceBytes(const WorkloadInfo<ops::StridedSlice>& info) {
     const TensorShape& xs = info.inputs[0].shape;
     const auto window = *ops::StridedSlice::resolve(info.params, xs);
     const auto x_strides = element_strides(xs);
@@ -30,6 +31,11 @@ struct Kernel<ops::StridedSlice> {
  private:
   StridedCopy copy_;
   std::int64_t start_ = 0, element_ = 4;
+};
+
+template <DataType T>
+struct Kernel<ops::StridedSlice, T> : StridedSliceBytes {
+  using StridedSliceBytes::StridedSliceBytes;
 };
 
 }  // namespace KILN_NEON_ISA

@@ -7,9 +7,10 @@
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-template <>
-struct Kernel<ops::Transpose> {
-  explicit Kernel(const WorkloadInfo<ops::Transpose>& info) {
+/// Moves bytes, so one class serves every data type.
+class TransposeBytes {
+ public:
+  explicit TransposeBytes(const WorkloadInfo<ops::Transpose>& info) {
     const TensorShape& ys = info.outputs[0].shape;
     const auto perm = ops::Transpose::resolved(info.params, ys.rank());
     const auto x_strides = element_strides(info.inputs[0].shape);
@@ -24,6 +25,11 @@ struct Kernel<ops::Transpose> {
 
  private:
   StridedCopy copy_;
+};
+
+template <DataType T>
+struct Kernel<ops::Transpose, T> : TransposeBytes {
+  using TransposeBytes::TransposeBytes;
 };
 
 }  // namespace KILN_NEON_ISA

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <limits>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -25,7 +27,7 @@ inline constexpr std::size_t gemm_mr = lanes >= 16 ? 14 : 6;
 ///
 /// \code
 /// PackedWeights w(weights, bias, groups, n_per_group, k);  // once, at load
-/// gemm(context, DenseRows{a, lda}, m, w, 0, c, ldc, {});     // every inference
+/// gemm(context, DenseRows{a, lda}, m, w, 0, c, ldc, {}, {});   // every inference
 /// \endcode
 class PackedWeights {
  public:
@@ -153,19 +155,31 @@ constexpr auto tile_kernels(std::index_sequence<Rows...>) {
 /// Taps with fewer channels than this are gathered into a dense tile (up to gather_max_k values a row).
 inline constexpr std::size_t min_tap_channels = 8, gather_max_k = 1024;
 
+/// Whether gemm gathers the rows of a source with `taps` taps and `k` values a row into a dense tile.
+constexpr bool gemm_gathers(std::size_t taps, std::size_t k) {
+  return taps > 1 && k / taps < min_tap_channels && k <= gather_max_k;
+}
+/// The scratch gemm needs per thread for such a source: one gathered tile (whole cache lines, so
+/// that threads never share one), or none.
+constexpr std::size_t gemm_scratch_floats(std::size_t taps, std::size_t k) {
+  return gemm_gathers(taps, k) ? (gemm_mr * k + 15) / 16 * 16 : 0;
+}
+
 /// C[m x n] = A[m x K] B (+ bias) for one group of packed weights, written with row stride ldc,
-/// split over the context's threads. Loop order keeps the smaller operand in cache: row tiles
+/// split over the context's threads. `scratch` holds gemm_scratch_floats(a.taps(), K) floats for
+/// each of the context's threads. Loop order keeps the smaller operand in cache: row tiles
 /// outside when A is the larger (its tile stays in L1 while every panel passes), panels outside
 /// when B is (a panel stays in L2 while every row tile passes). A source whose taps hold fewer
 /// channels than min_tap_channels (a first layer's RGB, say) is gathered into a dense tile first,
 /// so that the kernel's inner loop is not a few steps long.
 template <class Source>
 void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights& b, std::size_t group, float* c,
-          std::size_t ldc, const Epilogue& epilogue) {
+          std::size_t ldc, const Epilogue& epilogue, std::span<float> scratch) {
   static constexpr auto kernels = detail::tile_kernels<Source>(std::make_index_sequence<gemm_mr>{});
   static constexpr auto dense_kernels = detail::tile_kernels<DenseRows>(std::make_index_sequence<gemm_mr>{});
   const std::size_t k = b.k(), channels = k / a.taps();
-  const bool gather = a.taps() > 1 && channels < min_tap_channels && k <= gather_max_k;
+  const bool gather = gemm_gathers(a.taps(), k);
+  assert(!gather || scratch.size() >= context.threads() * gemm_scratch_floats(a.taps(), k));
   const std::size_t row_tiles = (m + gemm_mr - 1) / gemm_mr, panels = b.panels();
   const bool panels_outside = m < b.n();
   const std::size_t outer = panels_outside ? panels : row_tiles, inner = panels_outside ? row_tiles : panels;
@@ -194,8 +208,8 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
     }, task_cost);
     return;
   }
-  context.parallel_for(outer * inner_blocks, [&](std::size_t task) {
-    alignas(64) float tile[gemm_mr * gather_max_k];
+  context.parallel_for(outer * inner_blocks, [&](std::size_t task, unsigned thread) {
+    float* tile = scratch.data() + thread * gemm_scratch_floats(a.taps(), k);
     std::size_t gathered = m;  // the first row of the tile in `tile`; none yet
     for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
       if (gathered != first_row) {

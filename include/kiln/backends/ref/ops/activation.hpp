@@ -11,7 +11,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Activation, RefBackend> : ref::Float32Kernel<ops::Activation> {
+struct Workload<ops::Activation, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::Activation> {
   using Float32Kernel::Float32Kernel;
 
   static float apply(const ops::Activation::Params& p, float x) {
@@ -46,7 +46,7 @@ namespace ref {
 /// Applies a layer's fused activation (if it has one) to its n output elements.
 inline void apply_activation(const std::optional<ops::Activation::Params>& activation, float* y, std::uint64_t n) {
   if (activation)
-    for (std::uint64_t i = 0; i < n; ++i) y[i] = Workload<ops::Activation, RefBackend>::apply(*activation, y[i]);
+    for (std::uint64_t i = 0; i < n; ++i) y[i] = Workload<ops::Activation, RefBackend, DataType::Float32>::apply(*activation, y[i]);
 }
 }  // namespace ref
 

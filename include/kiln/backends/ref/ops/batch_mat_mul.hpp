@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::BatchMatMul, RefBackend> : ref::Float32Kernel<ops::BatchMatMul> {
+struct Workload<ops::BatchMatMul, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::BatchMatMul> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {

@@ -9,7 +9,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::BatchNormalization, RefBackend> : ref::Float32Kernel<ops::BatchNormalization> {
+struct Workload<ops::BatchNormalization, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::BatchNormalization> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {

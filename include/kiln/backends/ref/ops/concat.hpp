@@ -6,11 +6,14 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Concat, RefBackend> : ref::DataMovementKernel<ops::Concat> {
+namespace ref {
+
+/// Moves bytes, so one class serves every data type.
+class ConcatBytes : public DataMovementKernel<ops::Concat> {
+ public:
   using DataMovementKernel::DataMovementKernel;
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& shape = out[0].info.shape;
     const std::size_t axis = *detail::normalize_axis(params_.axis, shape.rank());
     const std::size_t element = size_of(out[0].info.type);
@@ -24,6 +27,13 @@ struct Workload<ops::Concat, RefBackend> : ref::DataMovementKernel<ops::Concat> 
         y += chunk;
       }
   }
+};
+
+}  // namespace ref
+
+template <DataType T>
+struct Workload<ops::Concat, RefBackend, T> : ref::ConcatBytes {
+  using ConcatBytes::ConcatBytes;
 };
 
 }  // namespace kiln

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::DepthwiseConvolution2d, RefBackend> : ref::Float32Kernel<ops::DepthwiseConvolution2d> {
+struct Workload<ops::DepthwiseConvolution2d, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::DepthwiseConvolution2d> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {

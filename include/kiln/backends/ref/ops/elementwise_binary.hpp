@@ -10,7 +10,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::ElementwiseBinary, RefBackend> : ref::Float32Kernel<ops::ElementwiseBinary> {
+struct Workload<ops::ElementwiseBinary, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::ElementwiseBinary> {
   using Float32Kernel::Float32Kernel;
 
   static float apply(ops::BinaryOperation op, float a, float b) {

@@ -9,7 +9,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::ElementwiseUnary, RefBackend> : ref::Float32Kernel<ops::ElementwiseUnary> {
+struct Workload<ops::ElementwiseUnary, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::ElementwiseUnary> {
   using Float32Kernel::Float32Kernel;
 
   static float apply(ops::UnaryOperation op, float x) {

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::FullyConnected, RefBackend> : ref::Float32Kernel<ops::FullyConnected> {
+struct Workload<ops::FullyConnected, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::FullyConnected> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {

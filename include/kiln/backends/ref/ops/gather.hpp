@@ -6,11 +6,14 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Gather, RefBackend> : ref::DataMovementKernel<ops::Gather> {
+namespace ref {
+
+/// Moves bytes, so one class serves every data type.
+class GatherBytes : public DataMovementKernel<ops::Gather> {
+ public:
   using DataMovementKernel::DataMovementKernel;
 
-  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& xs = in[0].info.shape;
     const std::size_t axis = *detail::normalize_axis(params_.axis, xs.rank());
     const std::int64_t dim = xs[axis];
@@ -30,6 +33,13 @@ struct Workload<ops::Gather, RefBackend> : ref::DataMovementKernel<ops::Gather> 
       }
     return Status::ok();
   }
+};
+
+}  // namespace ref
+
+template <DataType T>
+struct Workload<ops::Gather, RefBackend, T> : ref::GatherBytes {
+  using GatherBytes::GatherBytes;
 };
 
 }  // namespace kiln

@@ -7,7 +7,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Pad, RefBackend> : ref::Float32Kernel<ops::Pad> {
+struct Workload<ops::Pad, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::Pad> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {

@@ -10,7 +10,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Pooling2d, RefBackend> : ref::Float32Kernel<ops::Pooling2d> {
+struct Workload<ops::Pooling2d, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::Pooling2d> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {

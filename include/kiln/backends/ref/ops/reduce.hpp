@@ -4,17 +4,21 @@
 
 #include <cmath>
 #include <limits>
-#include <vector>
+#include <algorithm>
 
 #include "kiln/backends/ref/ref_kernel.hpp"
 
 namespace kiln {
 
 template <>
-struct Workload<ops::Reduce, RefBackend> : ref::Float32Kernel<ops::Reduce> {
-  using Float32Kernel::Float32Kernel;
+struct Workload<ops::Reduce, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::Reduce> {
+  explicit Workload(const WorkloadInfo<ops::Reduce>& info)
+      : Float32Kernel(info), outputs_(info.outputs[0].num_elements()) {}
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+  /// One double accumulator per output element.
+  ScratchSize scratch(const ref::Context&) const { return {outputs_ * sizeof(double), alignof(double)}; }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&, std::span<std::byte> scratch) const {
     using O = ops::ReduceOperation;
     const TensorShape& xs = in[0].info.shape;
     const auto mask = *ops::Reduce::reduced_axes(params_, xs.rank());
@@ -32,7 +36,8 @@ struct Workload<ops::Reduce, RefBackend> : ref::Float32Kernel<ops::Reduce> {
     const double initial = params_.operation == O::Max   ? -std::numeric_limits<double>::infinity()
                            : params_.operation == O::Min ? std::numeric_limits<double>::infinity()
                                                          : 0.0;
-    std::vector<double> accumulator(kept.num_elements(), initial);
+    const std::span<double> accumulator(reinterpret_cast<double*>(scratch.data()), outputs_);
+    std::ranges::fill(accumulator, initial);
     for (std::uint64_t i = 0; i < xs.num_elements(); ++i) {
       const auto coords = ref::unravel(i, xs);
       std::uint64_t target = 0;
@@ -49,6 +54,9 @@ struct Workload<ops::Reduce, RefBackend> : ref::Float32Kernel<ops::Reduce> {
     for (std::size_t i = 0; i < accumulator.size(); ++i)
       y[i] = static_cast<float>(params_.operation == O::Mean ? accumulator[i] / static_cast<double>(count) : accumulator[i]);
   }
+
+ private:
+  std::uint64_t outputs_;
 };
 
 }  // namespace kiln

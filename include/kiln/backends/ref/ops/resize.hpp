@@ -10,7 +10,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Resize, RefBackend> : ref::Float32Kernel<ops::Resize> {
+struct Workload<ops::Resize, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::Resize> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {

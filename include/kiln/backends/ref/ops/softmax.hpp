@@ -10,7 +10,7 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::Softmax, RefBackend> : ref::Float32Kernel<ops::Softmax> {
+struct Workload<ops::Softmax, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::Softmax> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {

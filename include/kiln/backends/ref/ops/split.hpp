@@ -6,11 +6,14 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Split, RefBackend> : ref::DataMovementKernel<ops::Split> {
+namespace ref {
+
+/// Moves bytes, so one class serves every data type.
+class SplitBytes : public DataMovementKernel<ops::Split> {
+ public:
   using DataMovementKernel::DataMovementKernel;
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& shape = in[0].info.shape;
     const std::size_t axis = *detail::normalize_axis(params_.axis, shape.rank());
     const std::size_t element = size_of(in[0].info.type);
@@ -24,6 +27,13 @@ struct Workload<ops::Split, RefBackend> : ref::DataMovementKernel<ops::Split> {
         x += chunk;
       }
   }
+};
+
+}  // namespace ref
+
+template <DataType T>
+struct Workload<ops::Split, RefBackend, T> : ref::SplitBytes {
+  using SplitBytes::SplitBytes;
 };
 
 }  // namespace kiln

@@ -6,12 +6,15 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::StridedSlice, RefBackend> : ref::DataMovementKernel<ops::StridedSlice> {
-  explicit Workload(const WorkloadInfo<ops::StridedSlice>& info)
+namespace ref {
+
+/// Moves bytes, so one class serves every data type.
+class StridedSliceBytes : public DataMovementKernel<ops::StridedSlice> {
+ public:
+  explicit StridedSliceBytes(const WorkloadInfo<ops::StridedSlice>& info)
       : DataMovementKernel(info), window_(*ops::StridedSlice::resolve(info.params, info.inputs[0].shape)) {}
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& ys = out[0].info.shape;
     const ref::Strides x_strides = ref::strides_of(in[0].info.shape);
     const std::size_t element = size_of(out[0].info.type);
@@ -27,6 +30,13 @@ struct Workload<ops::StridedSlice, RefBackend> : ref::DataMovementKernel<ops::St
 
  private:
   ops::StridedSlice::Window window_;
+};
+
+}  // namespace ref
+
+template <DataType T>
+struct Workload<ops::StridedSlice, RefBackend, T> : ref::StridedSliceBytes {
+  using StridedSliceBytes::StridedSliceBytes;
 };
 
 }  // namespace kiln

@@ -6,11 +6,14 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Transpose, RefBackend> : ref::DataMovementKernel<ops::Transpose> {
+namespace ref {
+
+/// Moves bytes, so one class serves every data type.
+class TransposeBytes : public DataMovementKernel<ops::Transpose> {
+ public:
   using DataMovementKernel::DataMovementKernel;
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& ys = out[0].info.shape;
     const auto perm = ops::Transpose::resolved(params_, ys.rank());
     const ref::Strides x_strides = ref::strides_of(in[0].info.shape);
@@ -22,6 +25,13 @@ struct Workload<ops::Transpose, RefBackend> : ref::DataMovementKernel<ops::Trans
       std::memcpy(ref::bytes(out[0]) + i * element, ref::bytes(in[0]) + source * element, element);
     }
   }
+};
+
+}  // namespace ref
+
+template <DataType T>
+struct Workload<ops::Transpose, RefBackend, T> : ref::TransposeBytes {
+  using TransposeBytes::TransposeBytes;
 };
 
 }  // namespace kiln

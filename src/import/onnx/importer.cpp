@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The ONNX importer's driver: the model and its graph, values and their layouts, the converter table.
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 #include <algorithm>
 #include <cstring>

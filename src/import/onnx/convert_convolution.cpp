@@ -3,7 +3,7 @@
 // permuted into kiln's layout once, here; weights computed by the graph get a Transpose layer.
 #include <algorithm>
 
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 namespace kiln::onnx::detail {
 namespace {

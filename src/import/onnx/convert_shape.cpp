@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 namespace kiln::onnx::detail {
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX Gemm and MatMul. A constant right-hand matrix makes a FullyConnected layer (its weights
 // transposed to kiln's [N, K] once, here); a computed one a BatchMatMul.
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 namespace kiln::onnx::detail {
 namespace {

@@ -2,7 +2,7 @@
 // ONNX MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool, 1-D and 2-D, as kiln's NHWC Pooling2d.
 #include <algorithm>
 
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 namespace kiln::onnx::detail {
 namespace {

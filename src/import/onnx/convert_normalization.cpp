@@ -2,7 +2,7 @@
 // ONNX BatchNormalization (inference), Softmax and LogSoftmax.
 #include <numeric>
 
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 namespace kiln::onnx::detail {
 namespace {

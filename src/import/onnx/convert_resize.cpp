@@ -4,7 +4,7 @@
 // whole output sizes (they do in every model that upsamples by 2).
 #include <cmath>
 
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 namespace kiln::onnx::detail {
 namespace {

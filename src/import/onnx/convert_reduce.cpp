@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX ReduceMean, ReduceSum, ReduceMax and ReduceMin.
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 namespace kiln::onnx::detail {
 namespace {

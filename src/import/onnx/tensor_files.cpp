@@ -10,7 +10,7 @@
 #include <iterator>
 #include <limits>
 
-#include "kiln/import/onnx/importer.hpp"
+#include "importer.hpp"
 
 namespace kiln::onnx {
 namespace detail {

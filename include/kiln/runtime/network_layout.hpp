@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// NetworkLayout: what a loaded network is made of — its steps, its tensors and the backends they run
+// on — as the loader builds it and execution, zero-copy and the printouts read it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/runtime/tensor_table.hpp"
+
+namespace kiln::detail {
+
+/// One entry of a loaded network's execution loop.
+struct Step {
+  enum class Kind : std::uint8_t { Input, Output, Compute } kind = Kind::Compute;
+  LayerId layer = 0;
+  BindingId binding = 0;                        ///< Input and Output steps
+  ErasedWorkload workload;                      ///< Compute steps
+  std::uint8_t backend = 0;                     ///< index into NetworkLayout::backends (Compute steps)
+  void* context = nullptr;                      ///< the context the workload runs with
+  std::vector<std::size_t> inputs;              ///< tensor slots it reads
+  std::vector<std::size_t> outputs;             ///< tensor slots it writes
+  std::size_t scratch = TensorTable::no_scratch;  ///< its scratch slot, if it has one
+};
+
+/// A backend of the Runtime a network was loaded into, as its steps reach it.
+struct BackendInstance {
+  std::string_view id;
+  const ContextHooks* hooks = nullptr;
+  void* context = nullptr;
+};
+
+struct NetworkLayout {
+  std::vector<std::string> layer_names;
+  std::vector<std::string_view> layer_ops;
+  std::vector<BackendInstance> backends;
+  TensorTable tensors;
+  std::vector<Step> steps;
+  std::vector<BindingId> input_bindings, output_bindings;
+
+  std::string_view backend_of(const Step& step) const {
+    return step.kind == Step::Kind::Compute ? backends[step.backend].id : std::string_view{};
+  }
+  /// The info of an input or output binding, or null when there is none.
+  const TensorInfo* binding_info(Step::Kind kind, BindingId id) const {
+    for (const Step& step : steps)
+      if (step.kind == kind && step.binding == id)
+        return &tensors[kind == Step::Kind::Input ? step.outputs[0] : step.inputs[0]].info;
+    return nullptr;
+  }
+  /// "input binding 5 does not exist; this network has inputs [0, 1]".
+  Status unknown_binding(Step::Kind kind, BindingId id) const {
+    const bool input = kind == Step::Kind::Input;
+    return Status::error(ErrorCode::NotFound, input ? "input" : "output", " binding ", id, " does not exist; this network has ",
+                         input ? "inputs " : "outputs ", list_to_string<BindingId>(input ? input_bindings : output_bindings));
+  }
+};
+
+}  // namespace kiln::detail

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+// ZeroCopy: which views an inference points at the user's buffers (LoadOptions::import_inputs and
+// export_outputs), and the buffers pre-imported once for many inferences.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "kiln/runtime/network_layout.hpp"
+
+namespace kiln::detail {
+
+class ZeroCopy {
+ public:
+  /// Finds, once at load, the views an inference retargets.
+  void find_views(const NetworkLayout& layout);
+
+  /// Points every producer whose only reader is an output at the user's buffer, or back at the
+  /// arena when the buffer is not aligned to `alignment`.
+  void bind_outputs(const NetworkLayout& layout, WorkingMemory& memory, std::span<const OutputBinding> outputs) const;
+  /// Points the readers of input step `s` at the user's buffer (`import`) or at the arena copy,
+  /// and the device readers of its copies at the buffer wrapped for their device when it can be.
+  Status bind_input(const NetworkLayout& layout, WorkingMemory& memory, std::size_t s, const void* user, bool import) const;
+
+  /// Checks and remembers user buffers for later inferences.
+  template <class Binding>
+  Expected<std::vector<ImportedId>> import(const NetworkLayout& layout, std::span<const Binding> bindings) const;
+  /// Forgets pre-imported buffers; unknown ids are an error and nothing is forgotten then.
+  template <class Binding>
+  Status clear(std::span<const ImportedId> ids) const;
+  /// `given` followed by the bindings pre-imported as `ids`.
+  template <class Binding>
+  Expected<std::vector<Binding>> with_imported(std::span<const Binding> given, std::span<const ImportedId> ids) const;
+
+ private:
+  using Views = std::vector<std::pair<std::size_t, std::size_t>>;  ///< (step, position)
+  struct StepViews {
+    /// Input steps: every view that reads the input tensor. Output steps: the producer's view of
+    /// the output tensor, when that producer may export.
+    Views zero_copy;
+    /// Host-to-device copies of a network input whose device reads host memory in place: the
+    /// copy's device memory kind (1-based) and the views that read its output, which an importing
+    /// inference points at the user's buffer instead, skipping the copy.
+    std::uint8_t import_kind = 0;
+    Views device_readers;
+  };
+  Status import_to_devices(const NetworkLayout& layout, WorkingMemory& memory, std::size_t input, const void* host) const;
+
+  template <class Binding>
+  struct ImportTable {
+    std::map<ImportedId, Binding> bindings;
+    ImportedId next = 0;
+  };
+  template <class Binding>
+  ImportTable<Binding>& table() const {
+    if constexpr (std::same_as<Binding, InputBinding>) return imported_inputs_;
+    else return imported_outputs_;
+  }
+
+  std::vector<StepViews> views_;  ///< per step
+  mutable std::mutex mutex_;
+  mutable ImportTable<InputBinding> imported_inputs_;
+  mutable ImportTable<OutputBinding> imported_outputs_;
+};
+
+inline void ZeroCopy::find_views(const NetworkLayout& layout) {
+  const auto& steps = layout.steps;
+  views_.assign(steps.size(), {});
+  auto readers_of = [&](std::size_t tensor) {
+    Views views;
+    for (std::size_t s = 0; s < steps.size(); ++s)
+      for (std::size_t k = 0; k < steps[s].inputs.size(); ++k)
+        if (steps[s].inputs[k] == tensor) views.emplace_back(s, k);
+    return views;
+  };
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const Step& step = steps[s];
+    if (step.kind == Step::Kind::Input) {
+      views_[s].zero_copy = readers_of(step.outputs[0]);
+      // A copy of this input to a device that reads host memory in place can be skipped.
+      for (const auto& [reader, position] : views_[s].zero_copy) {
+        const Step& copy = steps[reader];
+        if (copy.kind != Step::Kind::Compute || layout.layer_ops[copy.layer] != ops::MemCopy::name) continue;
+        const std::uint8_t kind = layout.tensors[copy.outputs[0]].memory;
+        if (kind == 0 || layout.tensors.device_kinds()[kind - 1].hooks->import_host == nullptr) continue;
+        views_[reader].import_kind = kind;
+        views_[reader].device_readers = readers_of(copy.outputs[0]);
+      }
+    }
+    if (step.kind == Step::Kind::Output) {
+      // Exportable: an intermediate tensor whose only reader is this output.
+      const std::size_t tensor = step.inputs[0];
+      std::size_t readers = 0;
+      for (const Step& other : steps) readers += static_cast<std::size_t>(std::ranges::count(other.inputs, tensor));
+      for (std::size_t p = 0; p < steps.size() && readers == 1; ++p)
+        if (steps[p].kind == Step::Kind::Compute)
+          for (std::size_t k = 0; k < steps[p].outputs.size(); ++k)
+            if (steps[p].outputs[k] == tensor) views_[s].zero_copy.emplace_back(p, k);
+    }
+  }
+}
+
+inline void ZeroCopy::bind_outputs(const NetworkLayout& layout, WorkingMemory& memory,
+                                   std::span<const OutputBinding> outputs) const {
+  const std::size_t alignment = layout.tensors.alignment();
+  for (std::size_t s = 0; s < layout.steps.size(); ++s) {
+    const Step& step = layout.steps[s];
+    if (step.kind != Step::Kind::Output || views_[s].zero_copy.empty()) continue;
+    void* target = const_cast<void*>(memory.inputs[s][0].data);  // the arena, which is writable
+    memory.exported[s] = false;
+    for (const OutputBinding& b : outputs)
+      if (b.id == step.binding && reinterpret_cast<std::uintptr_t>(b.tensor.data) % alignment == 0) {
+        target = b.tensor.data;
+        memory.exported[s] = true;
+      }
+    const auto [producer, position] = views_[s].zero_copy.front();
+    memory.outputs[producer][position].data = target;
+  }
+}
+
+inline Status ZeroCopy::bind_input(const NetworkLayout& layout, WorkingMemory& memory, std::size_t s, const void* user,
+                                   bool import) const {
+  // Readers see the user's buffer (import) or the arena copy; neither is ever written.
+  const void* source = import ? user : memory.outputs[s][0].data;
+  for (const auto& [reader, position] : views_[s].zero_copy) memory.inputs[reader][position].data = source;
+  return import_to_devices(layout, memory, s, import ? user : nullptr);
+}
+
+inline Status ZeroCopy::import_to_devices(const NetworkLayout& layout, WorkingMemory& memory, std::size_t input,
+                                          const void* host) const {
+  for (const auto& [copy_step, position] : views_[input].zero_copy) {
+    const StepViews& copy = views_[copy_step];
+    if (copy.import_kind == 0) continue;
+    const void* handle = memory.outputs[copy_step][0].data;
+    memory.skipped[copy_step] = false;
+    const std::uint64_t bytes = memory.outputs[copy_step][0].info.num_bytes();
+    if (host != nullptr && bytes != 0) {
+      const DeviceMemoryKind& kind = layout.tensors.device_kinds()[copy.import_kind - 1];
+      auto imported = kind.hooks->import_host(kind.context, host, bytes);
+      if (!imported) return imported.status();
+      handle = imported->handle;
+      memory.device_imports.push_back(std::move(*imported));
+      memory.skipped[copy_step] = true;
+    }
+    for (const auto& [reader, slot] : copy.device_readers) memory.inputs[reader][slot].data = handle;
+  }
+  return Status::ok();
+}
+
+template <class Binding>
+Expected<std::vector<ImportedId>> ZeroCopy::import(const NetworkLayout& layout, std::span<const Binding> bindings) const {
+  constexpr bool is_input = std::same_as<Binding, InputBinding>;
+  constexpr std::string_view what = is_input ? "input" : "output";
+  const Step::Kind kind = is_input ? Step::Kind::Input : Step::Kind::Output;
+  const std::size_t alignment = layout.tensors.alignment();
+  for (const Binding& binding : bindings) {
+    const TensorInfo* info = layout.binding_info(kind, binding.id);
+    if (info == nullptr) return layout.unknown_binding(kind, binding.id);
+    const auto& tensor = binding.tensor;
+    if (tensor.info.type != info->type || tensor.info.shape != info->shape)
+      return Status::error(ErrorCode::InvalidArgument, what, " binding ", binding.id, " expects ", info->to_string(),
+                           " but the buffer is ", tensor.info.to_string());
+    if (reinterpret_cast<std::uintptr_t>(tensor.data) % alignment != 0 || (tensor.data == nullptr && info->num_bytes() != 0))
+      return Status::error(ErrorCode::InvalidArgument, "pre-imported ", what, " binding ", binding.id,
+                           " needs a non-null buffer aligned to ", alignment, " bytes");
+  }
+  std::lock_guard lock(mutex_);
+  auto& imports = table<Binding>();
+  std::vector<ImportedId> ids;
+  for (const Binding& binding : bindings) {
+    ids.push_back(imports.next++);
+    imports.bindings.emplace(ids.back(), binding);
+  }
+  return ids;
+}
+
+template <class Binding>
+Status ZeroCopy::clear(std::span<const ImportedId> ids) const {
+  constexpr std::string_view what = std::same_as<Binding, InputBinding> ? "input" : "output";
+  std::lock_guard lock(mutex_);
+  auto& imports = table<Binding>();
+  for (ImportedId id : ids)
+    if (imports.bindings.count(id) == 0)
+      return Status::error(ErrorCode::NotFound, "pre-imported ", what, ' ', id, " does not exist (never imported, or cleared)");
+  for (ImportedId id : ids) imports.bindings.erase(id);
+  return Status::ok();
+}
+
+template <class Binding>
+Expected<std::vector<Binding>> ZeroCopy::with_imported(std::span<const Binding> given, std::span<const ImportedId> ids) const {
+  std::vector<Binding> all(given.begin(), given.end());
+  std::lock_guard lock(mutex_);
+  const auto& imports = table<Binding>();
+  for (ImportedId id : ids) {
+    auto it = imports.bindings.find(id);
+    if (it == imports.bindings.end())
+      return Status::error(ErrorCode::NotFound, "pre-imported ", std::same_as<Binding, InputBinding> ? "input " : "output ",
+                           id, " does not exist (never imported, or cleared)");
+    all.push_back(it->second);
+  }
+  return all;
+}
+
+}  // namespace kiln::detail
