@@ -37,6 +37,23 @@ template <class... Ops> struct op_params_variant<TypeList<Ops...>> { using type 
 /// A layer's op and parameters: one alternative per entry of ops::op_list.
 using LayerDescriptor = typename detail::op_params_variant<ops::op_list>::type;
 
+/// Calls f with the OpParams<Op> that `descriptor` holds and returns what it returns (a
+/// default-constructible type, or void). A chain of index tests rather than std::visit, whose
+/// dispatch table over every op costs a translation unit far more to compile.
+template <class Descriptor, class F>
+constexpr decltype(auto) visit_op(Descriptor& descriptor, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    using Result = decltype(f(*std::get_if<0>(&descriptor)));
+    if constexpr (std::is_void_v<Result>) {
+      (void)((descriptor.index() == I && (f(*std::get_if<I>(&descriptor)), true)) || ...);
+    } else {
+      Result result{};
+      (void)((descriptor.index() == I && (result = f(*std::get_if<I>(&descriptor)), true)) || ...);
+      return result;
+    }
+  }(std::make_index_sequence<std::variant_size_v<std::remove_cv_t<Descriptor>>>{});
+}
+
 /// A node of the graph.
 struct Layer {
   std::string name;
@@ -44,12 +61,10 @@ struct Layer {
   std::vector<std::optional<OutputSlot>> inputs;  ///< one per input slot; empty until connected
   std::vector<TensorInfo> outputs;                ///< filled by shape inference
 
-  constexpr std::string_view op_name() const {
-    return std::visit([](const auto& d) { return std::string_view(std::decay_t<decltype(d)>::op::name); }, descriptor);
-  }
+  constexpr std::string_view op_name() const { return ops::op_name(descriptor.index()); }
   /// The layer's Op::Params, for code that knows the op from `descriptor.index()` (its ops::op_list index).
   constexpr const void* params() const {
-    return std::visit([](const auto& d) -> const void* { return &d.value; }, descriptor);
+    return visit_op(descriptor, [](const auto& d) -> const void* { return &d.value; });
   }
   template <OpDescriptor Op>
   constexpr bool is() const { return std::holds_alternative<OpParams<Op>>(descriptor); }

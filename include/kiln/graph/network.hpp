@@ -160,8 +160,7 @@ class Network {
 
 constexpr Status Network::check_connections() const {
   for (const Layer& layer : layers_) {
-    const ops::Arity arity = std::visit([](const auto& d) { return std::decay_t<decltype(d)>::op::arity; },
-                                        layer.descriptor);
+    const ops::Arity arity = ops::op_arity(layer.descriptor.index());
     if (layer.inputs.size() < arity.min_inputs || layer.inputs.size() > arity.max_inputs)
       return Status::error(ErrorCode::InvalidNetwork, layer.describe(), " has ", layer.inputs.size(),
                            " inputs; it takes ", arity.min_inputs,
@@ -244,9 +243,8 @@ constexpr Status Network::infer_layer(Layer& layer) {
   std::vector<TensorInfo> inputs;
   inputs.reserve(layer.inputs.size());
   for (const auto& input : layer.inputs) inputs.push_back(tensor_info(*input));
-  const Status status = std::visit(
-      [&](const auto& d) { return std::decay_t<decltype(d)>::op::infer(d.value, inputs, layer.outputs); },
-      layer.descriptor);
+  const Status status = visit_op(
+      layer.descriptor, [&](const auto& d) { return std::decay_t<decltype(d)>::op::infer(d.value, inputs, layer.outputs); });
   if (!status) return status.with_context(layer.describe());
   for (std::size_t i = 0; i < layer.outputs.size(); ++i)
     if (auto valid = validate(layer.outputs[i]); !valid) return valid.with_context(detail::str_cat(layer.describe(), " output ", i));

@@ -66,6 +66,20 @@ constexpr DataType layer_data_type(std::span<const TensorInfo> inputs, std::span
   return outputs.empty() ? DataType::Float32 : outputs[0].type;
 }
 
+namespace detail {
+template <class List>
+struct op_facts;
+template <class... Ops>
+struct op_facts<TypeList<Ops...>> {
+  static constexpr std::string_view names[] = {Ops::name...};
+  static constexpr Arity arities[] = {Ops::arity...};
+};
+}  // namespace detail
+
+/// The name and arity of the op at index `op` of op_list.
+constexpr std::string_view op_name(std::size_t op) { return detail::op_facts<op_list>::names[op]; }
+constexpr Arity op_arity(std::size_t op) { return detail::op_facts<op_list>::arities[op]; }
+
 /// Ops that describe the graph's boundary and data rather than computation: no backend runs them.
 template <class Op>
 inline constexpr bool is_structural_v = std::same_as<Op, Input> || std::same_as<Op, Output> || std::same_as<Op, Constant>;

@@ -83,7 +83,7 @@ class Launch {
     cl_int err = CL_SUCCESS;
     ((err = err == CL_SUCCESS ? set(index++, args) : err), ...);
     if (err != CL_SUCCESS) return cl_error(detail::str_cat("clSetKernelArg(", index - 1, ") of ", state_->name), err);
-    const cl::NDRange local = context.local_size(state_->kernel, state_->name, global);
+    const cl::NDRange local = local_size(context, global);
     err = context.queue().enqueueNDRangeKernel(state_->kernel, cl::NullRange, global, local, nullptr, event_to_record());
     if (err != CL_SUCCESS) return cl_error(detail::str_cat("clEnqueueNDRangeKernel(", state_->name, ')'), err);
     return Status::ok();
@@ -100,11 +100,22 @@ class Launch {
       return clSetKernelArg(state_->kernel(), index, sizeof(T), &value);
     }
   }
+  /// The context's work-group size for `global`, remembered per launch (a workload launches with
+  /// one or two global sizes), so that only the first inference asks the context, which allocates.
+  /// Called under the lock.
+  cl::NDRange local_size(Context& context, const cl::NDRange& global) const {
+    std::array<std::size_t, 3> key{1, 1, 1};
+    for (std::size_t d = 0; d < global.dimensions(); ++d) key[d] = global.get()[d];
+    for (const auto& [known, local] : state_->local_sizes)
+      if (known == key) return local;
+    return state_->local_sizes.emplace_back(key, context.local_size(state_->kernel, state_->name, global)).second;
+  }
   struct State {
     State(cl::Kernel k, std::string n) : kernel(std::move(k)), name(std::move(n)) {}
     cl::Kernel kernel;
     std::string name;
     std::mutex mutex;
+    std::vector<std::pair<std::array<std::size_t, 3>, cl::NDRange>> local_sizes;
   };
   std::shared_ptr<State> state_;
 };

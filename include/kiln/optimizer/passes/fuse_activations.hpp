@@ -11,12 +11,10 @@ namespace kiln::passes {
 
 /// The activation fused into a layer, if its op can carry one and it has one.
 inline std::optional<ops::Activation::Params> fused_activation(const Layer& layer) {
-  return std::visit(
-      [](const auto& d) -> std::optional<ops::Activation::Params> {
-        if constexpr (requires { d.value.activation; }) return d.value.activation;
-        else return std::nullopt;
-      },
-      layer.descriptor);
+  return visit_op(layer.descriptor, [](const auto& d) -> std::optional<ops::Activation::Params> {
+    if constexpr (requires { d.value.activation; }) return d.value.activation;
+    else return std::nullopt;
+  });
 }
 
 /// Moves each Activation into the layer that produces its input when that layer's op applies a
@@ -27,18 +25,16 @@ inline std::optional<ops::Activation::Params> fused_activation(const Layer& laye
 inline std::size_t fuse_activations(Network& network) {
   return merge_into_producers<ops::Activation>(network, [&](LayerId, const ops::Activation::Params& activation,
                                                             OutputSlot source) {
-    return std::visit(
-        [&]<class P>(const P&) {
-          if constexpr (requires(typename P::op::Params p) { p.activation; }) {
-            auto* params = network.mutable_params_if<typename P::op>(source.layer);
-            if (params->activation) return false;
-            params->activation = activation;
-            return true;
-          } else {
-            return false;
-          }
-        },
-        network.layer(source.layer).descriptor);
+    return visit_op(network.layer(source.layer).descriptor, [&]<class P>(const P&) {
+      if constexpr (requires(typename P::op::Params p) { p.activation; }) {
+        auto* params = network.mutable_params_if<typename P::op>(source.layer);
+        if (params->activation) return false;
+        params->activation = activation;
+        return true;
+      } else {
+        return false;
+      }
+    });
   });
 }
 
