@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Checks the stack frames of kiln's workloads, from the -fstack-usage files of the objects that
-compile them (libkiln_workloads, the dispatching NeonBackend's per-ISA libraries).
+compile them (libkiln, the dispatching NeonBackend's per-ISA libraries).
 
 Every kiln function there must use at most LIMIT bytes of stack, and none may have a frame whose
 size is unbounded (alloca, variable-length arrays): a firmware thread has a small, fixed stack, so

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend's workloads compiled once for a whole program: part of libkiln_workloads, which programs
-// built with KILN_COMPILED_WORKLOADS=1 (Meson: -Dcompiled_workloads=true) link instead of compiling
+// ClBackend's workloads compiled once for a whole program: part of libkiln, which programs
+// built with KILN_COMPILED_LIBRARY=1 (Meson: -Dcompiled_library=true) link instead of compiling
 // the workloads in every translation unit (docs/decisions/0012).
-#if KILN_COMPILED_WORKLOADS
-#error "libkiln_workloads itself is compiled without KILN_COMPILED_WORKLOADS: it is where the workloads are"
+#if KILN_COMPILED_LIBRARY
+#error "libkiln itself is compiled without KILN_COMPILED_LIBRARY: it is where the workloads are"
 #endif
 #include "kiln/backends/cl/cl_backend.hpp"
 #include "kiln/backends/workload_table.hpp"

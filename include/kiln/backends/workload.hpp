@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kiln/core/tensor.hpp"
+#include "kiln/detail/compilation.hpp"
 #include "kiln/ops/op_set.hpp"
 
 namespace kiln {
@@ -70,17 +71,14 @@ template <class Op, class Backend, DataType Type>
 inline constexpr bool has_own_workload_v =
     !std::derived_from<typename own_workloads<Backend>::template type<Op, Type>, NotImplemented>;
 
-#ifndef KILN_COMPILED_WORKLOADS
-#define KILN_COMPILED_WORKLOADS 0
-#endif
-#if KILN_COMPILED_WORKLOADS
-#define KILN_WORKLOAD_SOURCE compiled_workloads
+#if KILN_COMPILED_LIBRARY
+#define KILN_WORKLOAD_SOURCE compiled_library
 #else
 #define KILN_WORKLOAD_SOURCE header_workloads
 #endif
 
 // Whether a backend's workloads are compiled into this translation unit or come from a library
-// differs between programs (KILN_COMPILED_WORKLOADS, the dispatching NeonBackend), so what depends
+// differs between programs (KILN_COMPILED_LIBRARY, the dispatching NeonBackend), so what depends
 // on it lives in an inline namespace named after the choice: the two never share a symbol.
 inline namespace KILN_WORKLOAD_SOURCE {
 /// True for a backend whose own workloads this program takes from a compiled library

@@ -51,26 +51,7 @@ struct OptimizedGraph {
 
   /// One line per executed layer: "conv1 (Convolution2d) Float32 [1, 112, 112, 32] -> CpuAcc (Float32)",
   /// with the owner of an inherited workload and the reasons the preferred backends passed it over.
-  std::string to_string(std::span<const BackendDescription> backends) const {
-    std::string text;
-    for (LayerId id : network.execution_order()) {
-      const Layer& layer = network.layer(id);
-      text += detail::str_cat(layer.name, " (", layer.op_name());
-      if (const auto fused = passes::fused_activation(layer)) text += detail::str_cat(" + ", ops::to_string(fused->function));
-      if (const auto* copy = layer.params_if<ops::MemCopy>()) text += detail::str_cat(' ', ops::to_string(copy->direction));
-      text += ')';
-      for (const TensorInfo& info : layer.outputs) text += detail::str_cat(' ', info.to_string());
-      const LayerAssignment& a = assignments[id];
-      if (a.backend != LayerAssignment::no_backend) {
-        text += detail::str_cat(" -> ", backends[a.backend].id, " (", kiln::to_string(a.workload->data_type));
-        if (a.level != 0) text += detail::str_cat(", ", a.workload->backend, "'s");
-        text += ')';
-        if (!a.passed_over.empty()) text += detail::str_cat("; ", a.passed_over);
-      }
-      text += '\n';
-    }
-    return text;
-  }
+  std::string to_string(std::span<const BackendDescription> backends) const;
 };
 
 }  // namespace detail
@@ -111,3 +92,7 @@ template <class... Config>
 using optimized_network_t = detail::with_op_set_t<OptimizedNetwork, Config...>;
 
 }  // namespace kiln
+
+#if !KILN_COMPILED_LIBRARY || KILN_BUILDING_LIBRARY
+#include "kiln/optimizer/optimized_network_inl.hpp"
+#endif

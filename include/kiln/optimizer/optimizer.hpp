@@ -25,28 +25,7 @@ struct OptimizerOptions {
 namespace detail {
 
 /// optimize() with the Runtime's configuration as data: a plain loop over the layers.
-inline Expected<OptimizedGraph> optimize(Network network, const OptimizerOptions& options, const PackDescription& pack) {
-  if (!network.shapes_inferred())
-    if (auto status = network.infer_shapes(); !status) return status;
-  // Each pass reads the execution order, so the network is re-inferred after one that changed it.
-  if (options.fold_batch_norms && passes::fold_batch_norms(network) != 0)
-    if (auto status = network.infer_shapes(); !status) return status;
-  if (options.fuse_activations && passes::fuse_activations(network) != 0)
-    if (auto status = network.infer_shapes(); !status) return status;
-  auto preferences = preference_order(pack.backends, options.backend_preferences);
-  if (!preferences) return preferences.status();
-
-  std::vector<LayerAssignment> assignments(network.num_layers());
-  for (LayerId id : network.execution_order()) {
-    const Layer& layer = network.layer(id);
-    if (layer.is<ops::Input>() || layer.is<ops::Output>() || layer.is<ops::Constant>()) continue;
-    auto assignment = assign_layer(network, layer, pack, *preferences);
-    if (!assignment) return assignment.status();
-    assignments[id] = std::move(*assignment);
-  }
-  if (auto status = insert_mem_copies(network, assignments, pack); !status) return status;
-  return OptimizedGraph{std::move(network), std::move(assignments)};
-}
+Expected<OptimizedGraph> optimize(Network network, const OptimizerOptions& options, const PackDescription& pack);
 
 }  // namespace detail
 
@@ -66,3 +45,7 @@ Expected<optimized_network_t<Config...>> optimize(Network network, const Optimiz
 }
 
 }  // namespace kiln
+
+#if !KILN_COMPILED_LIBRARY || KILN_BUILDING_LIBRARY
+#include "kiln/optimizer/optimizer_inl.hpp"
+#endif

@@ -21,7 +21,7 @@ struct Step {
   void* context = nullptr;                      ///< the context the workload runs with
   std::vector<std::size_t> inputs;              ///< tensor slots it reads
   std::vector<std::size_t> outputs;             ///< tensor slots it writes
-  std::size_t scratch = TensorTable::no_scratch;  ///< its scratch slot, if it has one
+  std::size_t scratch = no_scratch;  ///< its scratch slot, if it has one
 };
 
 /// A backend of the Runtime a network was loaded into, as its steps reach it.
@@ -58,3 +58,8 @@ struct NetworkLayout {
 };
 
 }  // namespace kiln::detail
+
+// TensorTable's definitions need Step, so they come with this header.
+#if !KILN_COMPILED_LIBRARY || KILN_BUILDING_LIBRARY
+#include "kiln/runtime/tensor_table_inl.hpp"
+#endif

@@ -4,64 +4,23 @@
 
 #include <string>
 
+#include "kiln/detail/compilation.hpp"
 #include "kiln/runtime/network_layout.hpp"
 
 namespace kiln::detail {
 
 /// "Float32 [1, 8] @128" (an arena offset), "... @cl:64" (a device arena's), or "... constant".
-inline std::string tensor_label(const NetworkLayout& layout, std::size_t tensor) {
-  const TensorSlot& slot = layout.tensors[tensor];
-  if (slot.is_constant) return str_cat(slot.info.to_string(), " constant");
-  if (slot.memory != 0)
-    return str_cat(slot.info.to_string(), " @", layout.tensors.device_kinds()[slot.memory - 1].name, ':', slot.offset);
-  return str_cat(slot.info.to_string(), " @", slot.offset);
-}
+std::string tensor_label(const NetworkLayout& layout, std::size_t tensor);
 
 /// One line per step: layer, op, backend, and where each tensor it reads and writes lives.
-inline std::string network_text(const NetworkLayout& layout) {
-  const MemorySummary& memory = layout.tensors.summary();
-  std::string text = str_cat("memory: ", memory.strategy, ", arena ", memory.arena_bytes, " bytes (lower bound ",
-                             memory.lower_bound_bytes, "), constants ", memory.constant_bytes, " bytes");
-  for (const DeviceMemoryKind& kind : layout.tensors.device_kinds())
-    text += str_cat(", ", kind.name, " arena ", kind.arena_bytes, " bytes");
-  text += '\n';
-  for (const Step& step : layout.steps) {
-    text += str_cat(layout.layer_names[step.layer], " (", layout.layer_ops[step.layer], ")");
-    if (step.kind == Step::Kind::Compute) text += str_cat(" on ", layout.backend_of(step));
-    else text += str_cat(" binding ", step.binding);
-    for (std::size_t t : step.inputs) text += str_cat("\n  in  ", tensor_label(layout, t));
-    for (std::size_t t : step.outputs) text += str_cat("\n  out ", tensor_label(layout, t));
-    if (step.scratch != TensorTable::no_scratch) {
-      const ScratchSlot& scratch = layout.tensors.scratch(step.scratch);
-      text += str_cat("\n  scratch ", scratch.bytes, " bytes @", scratch.offset);
-    }
-    text += '\n';
-  }
-  return text;
-}
+std::string network_text(const NetworkLayout& layout);
 
 /// The same as a Graphviz digraph: a node per layer, an edge per tensor labelled with its shape
 /// and arena offset, constants as notes.
-inline std::string network_dot(const NetworkLayout& layout) {
-  const auto& steps = layout.steps;
-  std::string dot = "digraph kiln {\n  node [shape=box, fontname=\"monospace\"];\n";
-  std::vector<std::size_t> producer(layout.tensors.size(), steps.size());
-  for (std::size_t s = 0; s < steps.size(); ++s) {
-    const Step& step = steps[s];
-    const std::string_view backend = layout.backend_of(step);
-    dot += str_cat("  step", s, " [label=\"", layout.layer_names[step.layer], "\\n", layout.layer_ops[step.layer],
-                   backend.empty() ? std::string() : str_cat("\\n", backend), "\"];\n");
-    for (std::size_t t : step.outputs) producer[t] = s;
-  }
-  for (std::size_t s = 0; s < steps.size(); ++s)
-    for (std::size_t t : steps[s].inputs) {
-      if (producer[t] == steps.size()) {  // a constant: drawn as its own node
-        dot += str_cat("  tensor", t, " [shape=note, label=\"", tensor_label(layout, t), "\"];\n  tensor", t, " -> step", s, ";\n");
-        continue;
-      }
-      dot += str_cat("  step", producer[t], " -> step", s, " [label=\"", tensor_label(layout, t), "\"];\n");
-    }
-  return dot + "}\n";
-}
+std::string network_dot(const NetworkLayout& layout);
 
 }  // namespace kiln::detail
+
+#if !KILN_COMPILED_LIBRARY || KILN_BUILDING_LIBRARY
+#include "kiln/runtime/network_printer_inl.hpp"
+#endif

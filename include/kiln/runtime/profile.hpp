@@ -3,13 +3,12 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdio>
-#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "kiln/detail/compilation.hpp"
 #include "kiln/detail/str_cat.hpp"
 
 namespace kiln {
@@ -38,81 +37,10 @@ struct Profile {
   std::size_t inferences_since_load = 0;  ///< including those no longer kept
 
   /// Per layer: total time over all inferences, sorted by it, largest first, with its share.
-  std::string to_table() const {
-    struct Row {
-      std::string_view op, backend;
-      double total = 0;
-      std::size_t count = 0;
-    };
-    std::map<std::string_view, Row> rows;
-    double all = 0;
-    for (const auto& inference : inferences)
-      for (const auto& layer : inference.layers) {
-        Row& row = rows[layer.layer];
-        row.op = layer.op;
-        row.backend = layer.backend;
-        row.total += layer.duration_us;
-        ++row.count;
-        all += layer.duration_us;
-      }
-    std::vector<std::pair<std::string_view, Row>> sorted(rows.begin(), rows.end());
-    std::ranges::sort(sorted, [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
-    std::string text = line("layer", "op", "backend", "runs", "total us", "mean us", "share");
-    for (const auto& [name, row] : sorted)
-      text += line(name, row.op, row.backend, std::to_string(row.count), fixed(row.total), fixed(row.total / double(row.count)),
-                   fixed(all > 0 ? 100.0 * row.total / all : 0.0) + " %");
-    text += detail::str_cat("load ", fixed(load_us), " us; ", inferences.size(), " inferences");
-    if (!inferences.empty()) {
-      std::vector<double> totals;
-      for (const auto& inference : inferences) totals.push_back(inference.duration_us);
-      std::ranges::sort(totals);
-      text += detail::str_cat(", median ", fixed(totals[totals.size() / 2]), " us, min ", fixed(totals.front()), " us");
-    }
-    return text + '\n';
-  }
-
+  std::string to_table() const;
   /// Chrome trace-event JSON (opens in Perfetto and chrome://tracing): one complete event per
   /// load, inference and layer, in microseconds.
-  std::string to_chrome_trace() const {
-    std::string json = "{\"traceEvents\":[";
-    json += event("load", "load", 0, load_us, "");
-    for (std::size_t i = 0; i < inferences.size(); ++i) {
-      const InferenceTiming& inference = inferences[i];
-      json += ',' + event(detail::str_cat("inference ", i), "inference", inference.start_us, inference.duration_us, "");
-      for (const LayerTiming& layer : inference.layers)
-        json += ',' + event(layer.layer, "layer", inference.start_us + layer.start_us, layer.duration_us,
-                            detail::str_cat(",\"args\":{\"op\":\"", layer.op, "\",\"backend\":\"", layer.backend, "\"}"));
-    }
-    return json + "],\"displayTimeUnit\":\"ms\"}";
-  }
-
- private:
-  static std::string fixed(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", value);
-    return buffer;
-  }
-  static std::string line(std::string_view a, std::string_view b, std::string_view c, std::string_view d,
-                          std::string_view e, std::string_view f, std::string_view g) {
-    char buffer[256];
-    std::snprintf(buffer, sizeof buffer, "%-32.*s %-22.*s %-8.*s %6.*s %12.*s %10.*s %8.*s\n", int(a.size()), a.data(),
-                  int(b.size()), b.data(), int(c.size()), c.data(), int(d.size()), d.data(), int(e.size()), e.data(),
-                  int(f.size()), f.data(), int(g.size()), g.data());
-    return buffer;
-  }
-  static std::string escaped(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (static_cast<unsigned char>(c) >= 0x20) out += c;
-    }
-    return out;
-  }
-  static std::string event(std::string_view name, std::string_view category, double start, double duration,
-                           std::string_view args) {
-    return detail::str_cat("{\"name\":\"", escaped(name), "\",\"cat\":\"", category, "\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":",
-                           fixed(start), ",\"dur\":", fixed(duration), args, "}");
-  }
+  std::string to_chrome_trace() const;
 };
 
 namespace detail {
@@ -175,3 +103,7 @@ class ProfileRecorder {
 
 }  // namespace detail
 }  // namespace kiln
+
+#if !KILN_COMPILED_LIBRARY || KILN_BUILDING_LIBRARY
+#include "kiln/runtime/profile_inl.hpp"
+#endif

@@ -38,11 +38,11 @@ struct ClBackend {
 
 inline namespace KILN_WORKLOAD_SOURCE {
 template <>
-inline constexpr bool workloads_compiled_v<ClBackend> = KILN_COMPILED_WORKLOADS;
+inline constexpr bool workloads_compiled_v<ClBackend> = KILN_COMPILED_LIBRARY;
 }  // namespace KILN_WORKLOAD_SOURCE
 
 }  // namespace kiln
 
-#if !KILN_COMPILED_WORKLOADS
+#if !KILN_COMPILED_LIBRARY
 #include "kiln/backends/cl/workloads.hpp"
 #endif

@@ -45,7 +45,7 @@ struct NeonBackend {
 
 inline namespace KILN_WORKLOAD_SOURCE {
 template <>
-inline constexpr bool workloads_compiled_v<NeonBackend> = KILN_COMPILED_WORKLOADS || KILN_NEON_DISPATCH;
+inline constexpr bool workloads_compiled_v<NeonBackend> = KILN_COMPILED_LIBRARY || KILN_NEON_DISPATCH;
 }  // namespace KILN_WORKLOAD_SOURCE
 
 }  // namespace kiln
@@ -63,7 +63,7 @@ struct own_workloads<NeonBackend> {
   using type = neon::Kernel<Op, Type>;
 };
 }  // namespace kiln
-#if !KILN_COMPILED_WORKLOADS
+#if !KILN_COMPILED_LIBRARY
 #include "kiln/backends/neon/workloads.hpp"
 #endif
 #endif

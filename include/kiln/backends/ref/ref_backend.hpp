@@ -21,12 +21,12 @@ struct RefBackend {
 
 inline namespace KILN_WORKLOAD_SOURCE {
 template <>
-inline constexpr bool workloads_compiled_v<RefBackend> = KILN_COMPILED_WORKLOADS;
+inline constexpr bool workloads_compiled_v<RefBackend> = KILN_COMPILED_LIBRARY;
 }  // namespace KILN_WORKLOAD_SOURCE
 
 }  // namespace kiln
 
-#if !KILN_COMPILED_WORKLOADS
+#if !KILN_COMPILED_LIBRARY
 #include "kiln/backends/ref/workloads.hpp"
 
 static_assert(kiln::all_ops_supported_v<kiln::RefBackend>,

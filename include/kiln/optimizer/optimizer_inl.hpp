@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// optimize()'s loop (see optimizer.hpp).
+#pragma once
+
+#include "kiln/optimizer/optimizer.hpp"
+
+namespace kiln::detail {
+
+KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOptions& options, const PackDescription& pack) {
+  if (!network.shapes_inferred())
+    if (auto status = network.infer_shapes(); !status) return status;
+  // Each pass reads the execution order, so the network is re-inferred after one that changed it.
+  if (options.fold_batch_norms && passes::fold_batch_norms(network) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
+  if (options.fuse_activations && passes::fuse_activations(network) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
+  auto preferences = preference_order(pack.backends, options.backend_preferences);
+  if (!preferences) return preferences.status();
+
+  std::vector<LayerAssignment> assignments(network.num_layers());
+  for (LayerId id : network.execution_order()) {
+    const Layer& layer = network.layer(id);
+    if (layer.is<ops::Input>() || layer.is<ops::Output>() || layer.is<ops::Constant>()) continue;
+    auto assignment = assign_layer(network, layer, pack, *preferences);
+    if (!assignment) return assignment.status();
+    assignments[id] = std::move(*assignment);
+  }
+  if (auto status = insert_mem_copies(network, assignments, pack); !status) return status;
+  return OptimizedGraph{std::move(network), std::move(assignments)};
+}
+
+}  // namespace kiln::detail
