@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The README's usage example, compiled and run so that it stays true: one convolution + ReLU6. Its
-// OpSet names the two ops it uses, so only their workloads are compiled.
+// The README's usage example, compiled and run so that it stays true: one convolution + ReLU6.
+// It includes what it uses (kiln/kiln.hpp would add every backend this build has, xsimd and OpenCL
+// headers with them), and its OpSet names its two ops, so only their workloads are compiled.
 #include <cstdio>
 #include <vector>
 
-#include <kiln/kiln.hpp>
+#include <kiln/backends/ref/ref_backend.hpp>
+#include <kiln/graph/network.hpp>
+#include <kiln/runtime/runtime.hpp>
 
 using Ops = kiln::OpSet<kiln::ops::Convolution2d, kiln::ops::Activation>;
 using Runtime = kiln::Runtime<Ops, kiln::RefBackend>;
