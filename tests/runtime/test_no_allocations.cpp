@@ -59,7 +59,12 @@ namespace {
 
 using namespace kiln;
 
-constexpr int inferences = 100;
+/// 100, or KILN_TEST_INFERENCES (unoptimised sanitizer builds run a few: RefBackend's MobileNet-v2
+/// takes seconds an inference there).
+int inferences() {
+  const char* given = std::getenv("KILN_TEST_INFERENCES");
+  return given != nullptr ? std::atoi(given) : 100;
+}
 
 /// What `repeat` allocates, with no Catch2 macro (which allocates itself) inside the window.
 template <class F>
@@ -99,11 +104,12 @@ Counts count_allocations(const typename R::Options& backend_options, std::span<c
   REQUIRE(runtime.execute(**handle, in, out));
 
   Counts counts;
+  const int runs = inferences();
   counts.enqueue = allocations_during([&] {
-    for (int i = 0; i < inferences; ++i) counts.all_ok = runtime.enqueue(*sync, in, out).is_ok() && counts.all_ok;
+    for (int i = 0; i < runs; ++i) counts.all_ok = runtime.enqueue(*sync, in, out).is_ok() && counts.all_ok;
   });
   counts.execute = allocations_during([&] {
-    for (int i = 0; i < inferences; ++i) counts.all_ok = runtime.execute(**handle, in, out).is_ok() && counts.all_ok;
+    for (int i = 0; i < runs; ++i) counts.all_ok = runtime.execute(**handle, in, out).is_ok() && counts.all_ok;
   });
   return counts;
 }
