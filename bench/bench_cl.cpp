@@ -6,11 +6,11 @@
 // (ratio > 1: kiln is better).
 #include <clblast.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
-#include <unistd.h>
 
 #include "bench_harness.hpp"
 #include "example_networks.hpp"
@@ -104,9 +104,9 @@ void bench_gemm() {
     cl::Buffer c_buffer = device_buffer(std::vector<float>(std::size_t{s.m} * s.n));
     cl_command_queue queue = device().queue()();
     const Timing clblast_t = measure([&] {
-      const auto status = clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo,
-                                               s.m, s.n, s.k, 1.0f, a_buffer(), 0, s.k, b_buffer(), 0, s.n, 0.0f,
-                                               c_buffer(), 0, s.n, &queue);
+      const auto status =
+          clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo, s.m, s.n,
+                               s.k, 1.0f, a_buffer(), 0, s.k, b_buffer(), 0, s.n, 0.0f, c_buffer(), 0, s.n, &queue);
       if (status != clblast::StatusCode::kSuccess) std::printf("CLBlast SGEMM failed: %d\n", static_cast<int>(status));
       device().queue().finish();
     });
@@ -124,16 +124,16 @@ void bench_convolutions() {
     const char* name;
     std::uint32_t size, in, out, k, stride;
   };
-  for (const Conv& c : {Conv{"cl conv 3x3 56x56x64->64 s1", 56, 64, 64, 3, 1},
-                        Conv{"cl conv 3x3 224x224x3->32 s2", 224, 3, 32, 3, 2},
-                        Conv{"cl conv 1x1 28x28x128->256", 28, 128, 256, 1, 1}}) {
+  for (const Conv& c :
+       {Conv{"cl conv 3x3 56x56x64->64 s1", 56, 64, 64, 3, 1}, Conv{"cl conv 3x3 224x224x3->32 s2", 224, 3, 32, 3, 2},
+        Conv{"cl conv 1x1 28x28x128->256", 28, 128, 256, 1, 1}}) {
     const std::uint32_t pad = c.k / 2, o = (c.size + 2 * pad - c.k) / c.stride + 1;
     const double flop = 2.0 * o * o * c.out * c.k * c.k * c.in;
     const auto x = random_floats(std::size_t{c.size} * c.size * c.in, 1);
     const auto w = random_floats(std::size_t{c.out} * c.k * c.k * c.in, 4);
     auto conv = device_layer<kiln::ops::Convolution2d>(
-        {.padding = {pad, pad, pad, pad}, .stride = {c.stride, c.stride}}, {{{1, c.size, c.size, c.in}}, {{c.out, c.k, c.k, c.in}}},
-        {x, w}, {false, true});
+        {.padding = {pad, pad, pad, pad}, .stride = {c.stride, c.stride}},
+        {{{1, c.size, c.size, c.in}}, {{c.out, c.k, c.k, c.in}}}, {x, w}, {false, true});
     const Timing kiln_t = measure([&] {
       conv.run();
       device().queue().finish();
@@ -143,14 +143,15 @@ void bench_convolutions() {
     cl::Buffer result = device_buffer(std::vector<float>(std::size_t{o} * o * c.out));
     cl_command_queue queue = device().queue()();
     const Timing clblast_t = measure([&] {
-      const auto status = clblast::Convgemm<float>(clblast::KernelMode::kCrossCorrelation, c.in, c.size, c.size, c.k, c.k, pad,
-                                                   pad, c.stride, c.stride, 1, 1, c.out, 1, image(), 0, kernel(), 0,
-                                                   result(), 0, &queue);
-      if (status != clblast::StatusCode::kSuccess) std::printf("CLBlast convgemm failed: %d\n", static_cast<int>(status));
+      const auto status =
+          clblast::Convgemm<float>(clblast::KernelMode::kCrossCorrelation, c.in, c.size, c.size, c.k, c.k, pad, pad,
+                                   c.stride, c.stride, 1, 1, c.out, 1, image(), 0, kernel(), 0, result(), 0, &queue);
+      if (status != clblast::StatusCode::kSuccess)
+        std::printf("CLBlast convgemm failed: %d\n", static_cast<int>(status));
       device().queue().finish();
     });
-    add({c.name, "device buffers", flop / kiln_t.median / 1e9, "clblast convgemm", flop / clblast_t.median / 1e9, "GFLOP/s",
-         true});
+    add({c.name, "device buffers", flop / kiln_t.median / 1e9, "clblast convgemm", flop / clblast_t.median / 1e9,
+         "GFLOP/s", true});
   }
 }
 
@@ -167,14 +168,16 @@ void bench_networks() {
     const Timing cl_t = measure(cl.infer, 5);
     ref.infer();
     std::printf("# %s: max |Cl - Ref| over the output = %.3g\n", n.name,
-                max_difference({out_cl.data.get(), out_cl.data.get() + out_cl.size}, {out_ref.data.get(), out_ref.data.get() + out_ref.size}));
+                max_difference({out_cl.data.get(), out_cl.data.get() + out_cl.size},
+                               {out_ref.data.get(), out_ref.data.get() + out_ref.size}));
 #if KILN_WITH_NEON
     AlignedFloats in_neon, out_neon;
     auto neon = load_network<kiln::NeonBackend, kiln::RefBackend>(n.make(), 0, in_neon, out_neon);
     const Timing neon_t = measure(neon.infer, 5);
     add({n.name, "latency median", cl_t.median * 1e3, "kiln NeonBackend", neon_t.median * 1e3, "ms", false});
 #else
-    add({n.name, "latency median", cl_t.median * 1e3, "kiln RefBackend", measure(ref.infer, 1).median * 1e3, "ms", false});
+    add({n.name, "latency median", cl_t.median * 1e3, "kiln RefBackend", measure(ref.infer, 1).median * 1e3, "ms",
+         false});
 #endif
   }
 }
@@ -209,9 +212,12 @@ int main(int argc, char** argv) {
   // bench_cl [CSV] [SECTION...]: sections gemm, conv, networks, startup (default: all).
   const char* csv_path = argc > 1 ? argv[1] : "bench_cl.csv";
   const std::vector<std::string_view> sections(argv + std::min(argc, 2), argv + argc);
-  auto wanted = [&](std::string_view s) { return sections.empty() || std::ranges::find(sections, s) != sections.end(); };
+  auto wanted = [&](std::string_view s) {
+    return sections.empty() || std::ranges::find(sections, s) != sections.end();
+  };
   std::printf("ClBackend on %s\n", device().device_description().c_str());
-  std::printf("%-34s %-26s %12s %-18s %12s %-8s %7s\n", "case", "variant", "kiln", "anchor", "anchor_value", "unit", "ratio");
+  std::printf("%-34s %-26s %12s %-18s %12s %-8s %7s\n", "case", "variant", "kiln", "anchor", "anchor_value", "unit",
+              "ratio");
   if (wanted("gemm")) bench_gemm();
   if (wanted("conv")) bench_convolutions();
   if (wanted("networks")) bench_networks();

@@ -108,7 +108,8 @@ Loaded load_network(kiln::Network network, unsigned threads, AlignedFloats& inpu
     std::exit(1);
   }
 #if KILN_WITH_NEON
-  if constexpr ((std::same_as<Bs, kiln::NeonBackend> || ...)) options.template get<kiln::NeonBackend>().threads = threads;
+  if constexpr ((std::same_as<Bs, kiln::NeonBackend> || ...))
+    options.template get<kiln::NeonBackend>().threads = threads;
 #else
   (void)threads;
 #endif

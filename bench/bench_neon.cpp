@@ -6,14 +6,14 @@
 // (ratio > 1: kiln is better).
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <map>
-#include <string_view>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
@@ -47,15 +47,17 @@ double fma_peak_gflops() {
   for (int c = 0; c < chains; ++c) acc[c] = Vec(1.0f + c * 1e-3f);
   const Vec a(0.999999f), b(1e-7f);
   // Accumulators are copied into locals and the chain loop unrolled, so they live in registers.
-  const Timing t = measure([&] {
-    Vec local[chains];
-    for (int c = 0; c < chains; ++c) local[c] = acc[c];
-    for (long i = 0; i < iterations; ++i) {
+  const Timing t = measure(
+      [&] {
+        Vec local[chains];
+        for (int c = 0; c < chains; ++c) local[c] = acc[c];
+        for (long i = 0; i < iterations; ++i) {
 #pragma GCC unroll 16
-      for (int c = 0; c < chains; ++c) local[c] = xsimd::fma(local[c], a, b);
-    }
-    for (int c = 0; c < chains; ++c) acc[c] = local[c];
-  }, 3);
+          for (int c = 0; c < chains; ++c) local[c] = xsimd::fma(local[c], a, b);
+        }
+        for (int c = 0; c < chains; ++c) acc[c] = local[c];
+      },
+      3);
   float sink = 0;
   for (int c = 0; c < chains; ++c) sink += kiln::neon::reduce_add(acc[c]);
   if (sink == 12345.0f) std::puts("");
@@ -65,9 +67,9 @@ double fma_peak_gflops() {
 double memory_bandwidth_gbs() {
   const std::size_t n = 64u << 20;  // 256 MiB per array: far beyond every cache
   std::vector<float> x(n, 1.0f), y(n, 2.0f);
-  const Timing t = measure([&] {
-    kiln::neon::map(x.data(), y.data(), n, [](kiln::neon::Vec v) { return v * kiln::neon::Vec(1.0001f); });
-  }, 5);
+  const Timing t = measure(
+      [&] { kiln::neon::map(x.data(), y.data(), n, [](kiln::neon::Vec v) { return v * kiln::neon::Vec(1.0001f); }); },
+      5);
   return 2.0 * n * sizeof(float) / t.min / 1e9;  // one read and one write stream
 }
 
@@ -94,8 +96,8 @@ void bench_gemm(double peak) {
     context.configure({.threads = 1});
     const kiln::neon::PackedWeights packed(weights.data(), nullptr, 1, cols, s.k);
     const Timing kiln_t = measure([&] {
-      kiln::neon::gemm(context, kiln::neon::DenseRows{lhs.data(), static_cast<std::size_t>(s.k)}, rows_, packed, 0, c.data(),
-                       cols, {});
+      kiln::neon::gemm(context, kiln::neon::DenseRows{lhs.data(), static_cast<std::size_t>(s.k)}, rows_, packed, 0,
+                       c.data(), cols, {});
     });
     const double kiln_gflops = flop / kiln_t.median / 1e9;
     const std::string name = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
@@ -108,9 +110,8 @@ void bench_gemm(double peak) {
     const Timing eigen_t = measure([&] { ec.noalias() = ea * eb; });
     add({name, variant, kiln_gflops, "eigen", flop / eigen_t.median / 1e9, "GFLOP/s", true});
 #if KILN_BENCH_ONEDNN
-    const Timing dnnl_t = measure([&] {
-      dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 0.0f, c.data(), s.n);
-    });
+    const Timing dnnl_t =
+        measure([&] { dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 0.0f, c.data(), s.n); });
     add({name, variant, kiln_gflops, "onednn", flop / dnnl_t.median / 1e9, "GFLOP/s", true});
 #endif
   }
@@ -118,8 +119,8 @@ void bench_gemm(double peak) {
 
 // ---- convolutions and networks through the runtime ---------------------------------------------
 
-kiln::Network conv_network(std::uint32_t size, std::uint32_t in, std::uint32_t out, std::uint32_t k, std::uint32_t stride,
-                           bool depthwise) {
+kiln::Network conv_network(std::uint32_t size, std::uint32_t in, std::uint32_t out, std::uint32_t k,
+                           std::uint32_t stride, bool depthwise) {
   kiln::Network net;
   const std::uint32_t pad = k / 2;
   auto x = net.add_input(0, {{1, size, size, in}}, "x");
@@ -127,7 +128,8 @@ kiln::Network conv_network(std::uint32_t size, std::uint32_t in, std::uint32_t o
   kiln::OutputSlot y;
   if (depthwise) {
     auto w = net.add_constant<float>({{1, k, k, in}}, random_floats(k * k * in, 4), "w");
-    y = net.add<kiln::ops::DepthwiseConvolution2d>({.padding = {pad, pad, pad, pad}, .stride = {stride, stride}}, {x, w, b});
+    y = net.add<kiln::ops::DepthwiseConvolution2d>({.padding = {pad, pad, pad, pad}, .stride = {stride, stride}},
+                                                   {x, w, b});
   } else {
     auto w = net.add_constant<float>({{out, k, k, in}}, random_floats(out * k * k * in, 4), "w");
     y = net.add<kiln::ops::Convolution2d>({.padding = {pad, pad, pad, pad}, .stride = {stride, stride}}, {x, w, b});
@@ -137,8 +139,8 @@ kiln::Network conv_network(std::uint32_t size, std::uint32_t in, std::uint32_t o
 }
 
 #if KILN_BENCH_ONEDNN
-double onednn_conv_seconds(std::uint32_t size, std::uint32_t in, std::uint32_t out, std::uint32_t k, std::uint32_t stride,
-                           bool depthwise) {
+double onednn_conv_seconds(std::uint32_t size, std::uint32_t in, std::uint32_t out, std::uint32_t k,
+                           std::uint32_t stride, bool depthwise) {
   using namespace dnnl;
   using tag = memory::format_tag;
   engine eng(engine::kind::cpu, 0);
@@ -148,9 +150,9 @@ double onednn_conv_seconds(std::uint32_t size, std::uint32_t in, std::uint32_t o
   const memory::dims w_dims = depthwise ? memory::dims{in, 1, 1, k, k} : memory::dims{out, in, k, k};
   auto md = [](const memory::dims& d, tag t) { return memory::desc(d, memory::data_type::f32, t); };
   // Source and destination are NHWC as in kiln; weights in whatever layout oneDNN prefers (packed once).
-  auto desc = convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct, md(src_dims, tag::nhwc),
-                                        md(w_dims, tag::any), md(bias_dims, tag::x), md(dst_dims, tag::nhwc), {stride, stride},
-                                        {pad, pad}, {pad, pad});
+  auto desc = convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
+                                        md(src_dims, tag::nhwc), md(w_dims, tag::any), md(bias_dims, tag::x),
+                                        md(dst_dims, tag::nhwc), {stride, stride}, {pad, pad}, {pad, pad});
   convolution_forward::primitive_desc pd(desc, eng);
   auto src = random_floats(size * size * in, 1), bias = random_floats(out, 3);
   auto user_w = random_floats(depthwise ? k * k * in : out * k * k * in, 4);
@@ -178,12 +180,15 @@ void bench_convolutions() {
                         Conv{"depthwise 3x3 112x112x32 s1", 112, 32, 32, 3, 1, true},
                         Conv{"depthwise 3x3 56x56x144 s2", 56, 144, 144, 3, 2, true}}) {
     AlignedFloats input, output, ref_input, ref_output;
-    auto kiln_run = load_network<kiln::NeonBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1, input, output);
+    auto kiln_run = load_network<kiln::NeonBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1,
+                                                    input, output);
     const double kiln_ms = measure(kiln_run.infer).median * 1e3;
-    auto ref_run = load_network<kiln::RefBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1, ref_input, ref_output);
+    auto ref_run = load_network<kiln::RefBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1,
+                                                  ref_input, ref_output);
     add({c.name, "1 thread", kiln_ms, "kiln RefBackend", measure(ref_run.infer, 3).median * 1e3, "ms", false});
 #if KILN_BENCH_ONEDNN
-    add({c.name, "1 thread", kiln_ms, "onednn", onednn_conv_seconds(c.size, c.in, c.out, c.k, c.stride, c.depthwise) * 1e3, "ms", false});
+    add({c.name, "1 thread", kiln_ms, "onednn",
+         onednn_conv_seconds(c.size, c.in, c.out, c.k, c.stride, c.depthwise) * 1e3, "ms", false});
 #endif
   }
 }
@@ -200,27 +205,55 @@ void bench_other_layers(double bandwidth) {
     double floats_moved;  // read + written, for the layers that only move data (0: the others)
   };
   const std::vector<Layer> layers = {
-      {"transpose NHWC->NCHW 1x56x56x64", {{1, 56, 56, 64}},
-       [](Network& n, OutputSlot x) { return n.add<ops::Transpose>({{0, 3, 1, 2}}, {x}); }, 2.0 * 56 * 56 * 64},
-      {"pad 1x56x56x64 +1 (reflect)", {{1, 56, 56, 64}},
-       [](Network& n, OutputSlot x) { return n.add<ops::Pad>({{0, 1, 1, 0}, {0, 1, 1, 0}, ops::PadMode::Reflect}, {x}); },
+      {"transpose NHWC->NCHW 1x56x56x64",
+       {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) {
+         return n.add<ops::Transpose>({{0, 3, 1, 2}}, {x});
+       },
+       2.0 * 56 * 56 * 64},
+      {"pad 1x56x56x64 +1 (reflect)",
+       {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) {
+         return n.add<ops::Pad>({{0, 1, 1, 0}, {0, 1, 1, 0}, ops::PadMode::Reflect}, {x});
+       },
        (56.0 * 56 + 58 * 58) * 64},
-      {"slice 1x56x56x64 [:, ::2, ::2, :32]", {{1, 56, 56, 64}},
-       [](Network& n, OutputSlot x) { return n.add<ops::StridedSlice>({{0, 0, 0, 0}, {1, 56, 56, 32}, {1, 2, 2, 1}}, {x}); },
+      {"slice 1x56x56x64 [:, ::2, ::2, :32]",
+       {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) {
+         return n.add<ops::StridedSlice>({{0, 0, 0, 0}, {1, 56, 56, 32}, {1, 2, 2, 1}}, {x});
+       },
        2.0 * 28 * 28 * 32},
-      {"split 1x56x56x64 in 2 along C", {{1, 56, 56, 64}},
-       [](Network& n, OutputSlot x) { return n.add<ops::Split>({3, {32, 32}}, {x}); }, 2.0 * 56 * 56 * 64},
-      {"reduce mean HW 1x28x28x256", {{1, 28, 28, 256}},
-       [](Network& n, OutputSlot x) { return n.add<ops::Reduce>({ops::ReduceOperation::Mean, {1, 2}, true}, {x}); }, 0},
-      {"reduce max C 1x56x56x64", {{1, 56, 56, 64}},
-       [](Network& n, OutputSlot x) { return n.add<ops::Reduce>({ops::ReduceOperation::Max, {3}, true}, {x}); }, 0},
-      {"resize bilinear 28x28x64->56x56", {{1, 28, 28, 64}},
-       [](Network& n, OutputSlot x) { return n.add<ops::Resize>({ops::ResizeMethod::Bilinear, 56, 56, ops::CoordinateTransform::HalfPixel}, {x}); }, 0},
-      {"batch matmul 4x128x64 * 64x128", {{4, 128, 64}},
+      {"split 1x56x56x64 in 2 along C",
+       {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) {
+         return n.add<ops::Split>({3, {32, 32}}, {x});
+       },
+       2.0 * 56 * 56 * 64},
+      {"reduce mean HW 1x28x28x256",
+       {{1, 28, 28, 256}},
+       [](Network& n, OutputSlot x) {
+         return n.add<ops::Reduce>({ops::ReduceOperation::Mean, {1, 2}, true}, {x});
+       },
+       0},
+      {"reduce max C 1x56x56x64",
+       {{1, 56, 56, 64}},
+       [](Network& n, OutputSlot x) {
+         return n.add<ops::Reduce>({ops::ReduceOperation::Max, {3}, true}, {x});
+       },
+       0},
+      {"resize bilinear 28x28x64->56x56",
+       {{1, 28, 28, 64}},
+       [](Network& n, OutputSlot x) {
+         return n.add<ops::Resize>({ops::ResizeMethod::Bilinear, 56, 56, ops::CoordinateTransform::HalfPixel}, {x});
+       },
+       0},
+      {"batch matmul 4x128x64 * 64x128",
+       {{4, 128, 64}},
        [](Network& n, OutputSlot x) {
          auto b = n.add_constant<float>({{64, 128}}, random_floats(64 * 128, 5), "b");
          return n.add<ops::BatchMatMul>({}, {x, b});
-       }, 0},
+       },
+       0},
   };
   for (const Layer& l : layers) {
     auto network = [&] {
@@ -249,7 +282,8 @@ class XnnpackNetwork {
     std::map<kiln::LayerId, const float*> data;
     auto constant = [&](const kiln::Layer& layer, std::size_t i) -> const float* {
       if (i >= layer.inputs.size()) return nullptr;
-      return reinterpret_cast<const float*>(net.layer(layer.inputs[i]->layer).params_if<kiln::ops::Constant>()->data.data());
+      return reinterpret_cast<const float*>(
+          net.layer(layer.inputs[i]->layer).params_if<kiln::ops::Constant>()->data.data());
     };
     auto bounds = [](const std::optional<kiln::ops::Activation::Params>& a) {
       const kiln::neon::Epilogue e = kiln::neon::Epilogue::from(a);
@@ -283,26 +317,28 @@ class XnnpackNetwork {
       if (const auto* p = layer.params_if<kiln::ops::Convolution2d>()) {
         const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
         const auto [lo, hi] = bounds(p->activation);
-        check(xnn_create_convolution2d_nhwc_f32(p->padding.top, p->padding.right, p->padding.bottom, p->padding.left, ws[1], ws[2],
-                                                p->stride.height, p->stride.width, p->dilation.height, p->dilation.width, p->groups,
-                                                ws[3], ws[0] / p->groups, xs[3], ws[0], constant(layer, 1), constant(layer, 2), lo, hi,
-                                                0, &op));
+        check(xnn_create_convolution2d_nhwc_f32(p->padding.top, p->padding.right, p->padding.bottom, p->padding.left,
+                                                ws[1], ws[2], p->stride.height, p->stride.width, p->dilation.height,
+                                                p->dilation.width, p->groups, ws[3], ws[0] / p->groups, xs[3], ws[0],
+                                                constant(layer, 1), constant(layer, 2), lo, hi, 0, &op));
         check(xnn_setup_convolution2d_nhwc_f32(op, xs[0], xs[1], xs[2], x, y, pool_));
       } else if (const auto* p = layer.params_if<kiln::ops::DepthwiseConvolution2d>()) {
         const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
         const auto [lo, hi] = bounds(p->activation);
-        check(xnn_create_convolution2d_nhwc_f32(p->padding.top, p->padding.right, p->padding.bottom, p->padding.left, ws[1], ws[2],
-                                                p->stride.height, p->stride.width, p->dilation.height, p->dilation.width, xs[3], 1,
-                                                ws[3] / xs[3], xs[3], ws[3], constant(layer, 1), constant(layer, 2), lo, hi,
-                                                XNN_FLAG_DEPTHWISE_CONVOLUTION, &op));
+        check(xnn_create_convolution2d_nhwc_f32(
+            p->padding.top, p->padding.right, p->padding.bottom, p->padding.left, ws[1], ws[2], p->stride.height,
+            p->stride.width, p->dilation.height, p->dilation.width, xs[3], 1, ws[3] / xs[3], xs[3], ws[3],
+            constant(layer, 1), constant(layer, 2), lo, hi, XNN_FLAG_DEPTHWISE_CONVOLUTION, &op));
         check(xnn_setup_convolution2d_nhwc_f32(op, xs[0], xs[1], xs[2], x, y, pool_));
-      } else if (const auto* p = layer.params_if<kiln::ops::Pooling2d>(); p && p->global && p->kind == kiln::ops::PoolingKind::Average) {
+      } else if (const auto* p = layer.params_if<kiln::ops::Pooling2d>();
+                 p && p->global && p->kind == kiln::ops::PoolingKind::Average) {
         check(xnn_create_global_average_pooling_nwc_f32(xs[3], xs[3], xs[3], -INFINITY, INFINITY, 0, &op));
         check(xnn_setup_global_average_pooling_nwc_f32(op, xs[0], std::size_t{xs[1]} * xs[2], x, y, pool_));
       } else if (const auto* p = layer.params_if<kiln::ops::FullyConnected>()) {
         const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
         const auto [lo, hi] = bounds(p->activation);
-        check(xnn_create_fully_connected_nc_f32(ws[1], ws[0], ws[1], ws[0], constant(layer, 1), constant(layer, 2), lo, hi, 0, &op));
+        check(xnn_create_fully_connected_nc_f32(ws[1], ws[0], ws[1], ws[0], constant(layer, 1), constant(layer, 2), lo,
+                                                hi, 0, &op));
         check(xnn_setup_fully_connected_nc_f32(op, xs.num_elements() / ws[1], x, y, pool_));
       } else if (layer.is<kiln::ops::Softmax>()) {
         const std::size_t c = xs.dim_from_end(0);
@@ -328,7 +364,8 @@ class XnnpackNetwork {
 
  private:
   static void check(xnn_status status) {
-    if (status != xnn_status_success) std::exit((std::printf("xnnpack anchor: error %d\n", static_cast<int>(status)), 1));
+    if (status != xnn_status_success)
+      std::exit((std::printf("xnnpack anchor: error %d\n", static_cast<int>(status)), 1));
   }
   pthreadpool_t pool_ = nullptr;
   std::vector<xnn_operator_t> operators_;
@@ -355,7 +392,8 @@ class ArmnnNetwork {
     };
     auto constant = [&](const kiln::Layer& layer, std::size_t i, const kiln::TensorShape& shape) {
       const auto& bytes = net.layer(layer.inputs[i]->layer).params_if<kiln::ops::Constant>()->data;
-      keep.emplace_back(reinterpret_cast<const float*>(bytes.data()), reinterpret_cast<const float*>(bytes.data()) + shape.num_elements());
+      keep.emplace_back(reinterpret_cast<const float*>(bytes.data()),
+                        reinterpret_cast<const float*>(bytes.data()) + shape.num_elements());
       return ConstTensor(info(shape), keep.back().data());
     };
     for (kiln::LayerId id : net.execution_order()) {
@@ -371,27 +409,36 @@ class ArmnnNetwork {
         continue;
       } else if (const auto* p = layer.params_if<kiln::ops::Convolution2d>()) {
         Convolution2dDescriptor d;
-        d.m_PadLeft = p->padding.left, d.m_PadRight = p->padding.right, d.m_PadTop = p->padding.top, d.m_PadBottom = p->padding.bottom;
-        d.m_StrideX = p->stride.width, d.m_StrideY = p->stride.height, d.m_BiasEnabled = true, d.m_DataLayout = DataLayout::NHWC;
+        d.m_PadLeft = p->padding.left, d.m_PadRight = p->padding.right, d.m_PadTop = p->padding.top,
+        d.m_PadBottom = p->padding.bottom;
+        d.m_StrideX = p->stride.width, d.m_StrideY = p->stride.height, d.m_BiasEnabled = true,
+        d.m_DataLayout = DataLayout::NHWC;
         const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
-        added = network->AddConvolution2dLayer(d, constant(layer, 1, ws), Optional<ConstTensor>(constant(layer, 2, {ws[0]})), layer.name.c_str());
+        added = network->AddConvolution2dLayer(d, constant(layer, 1, ws),
+                                               Optional<ConstTensor>(constant(layer, 2, {ws[0]})), layer.name.c_str());
         fused = p->activation;
       } else if (const auto* p = layer.params_if<kiln::ops::DepthwiseConvolution2d>()) {
         DepthwiseConvolution2dDescriptor d;
-        d.m_PadLeft = p->padding.left, d.m_PadRight = p->padding.right, d.m_PadTop = p->padding.top, d.m_PadBottom = p->padding.bottom;
-        d.m_StrideX = p->stride.width, d.m_StrideY = p->stride.height, d.m_BiasEnabled = true, d.m_DataLayout = DataLayout::NHWC;
-        const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;  // [1, KH, KW, C]; Arm NN wants [1, C, KH, KW]
+        d.m_PadLeft = p->padding.left, d.m_PadRight = p->padding.right, d.m_PadTop = p->padding.top,
+        d.m_PadBottom = p->padding.bottom;
+        d.m_StrideX = p->stride.width, d.m_StrideY = p->stride.height, d.m_BiasEnabled = true,
+        d.m_DataLayout = DataLayout::NHWC;
+        const kiln::TensorShape ws =
+            net.tensor_info(*layer.inputs[1]).shape;  // [1, KH, KW, C]; Arm NN wants [1, C, KH, KW]
         const ConstTensor hwc = constant(layer, 1, ws);
         std::vector<float> chw(ws.num_elements());
         for (std::uint32_t t = 0; t < ws[1] * ws[2]; ++t)
-          for (std::uint32_t c = 0; c < ws[3]; ++c) chw[c * ws[1] * ws[2] + t] = static_cast<const float*>(hwc.GetMemoryArea())[t * ws[3] + c];
+          for (std::uint32_t c = 0; c < ws[3]; ++c)
+            chw[c * ws[1] * ws[2] + t] = static_cast<const float*>(hwc.GetMemoryArea())[t * ws[3] + c];
         keep.push_back(std::move(chw));
-        added = network->AddDepthwiseConvolution2dLayer(d, ConstTensor(info({1, ws[3], ws[1], ws[2]}), keep.back().data()),
-                                                        Optional<ConstTensor>(constant(layer, 2, {ws[3]})), layer.name.c_str());
+        added = network->AddDepthwiseConvolution2dLayer(
+            d, ConstTensor(info({1, ws[3], ws[1], ws[2]}), keep.back().data()),
+            Optional<ConstTensor>(constant(layer, 2, {ws[3]})), layer.name.c_str());
         fused = p->activation;
       } else if (const auto* p = layer.params_if<kiln::ops::Pooling2d>(); p && p->global) {
         Pooling2dDescriptor d;
-        d.m_PoolType = PoolingAlgorithm::Average, d.m_PoolWidth = xs[2], d.m_PoolHeight = xs[1], d.m_StrideX = 1, d.m_StrideY = 1;
+        d.m_PoolType = PoolingAlgorithm::Average, d.m_PoolWidth = xs[2], d.m_PoolHeight = xs[1], d.m_StrideX = 1,
+        d.m_StrideY = 1;
         d.m_PaddingMethod = PaddingMethod::Exclude, d.m_DataLayout = DataLayout::NHWC;
         added = network->AddPooling2dLayer(d, layer.name.c_str());
       } else if (layer.is<kiln::ops::Reshape>()) {
@@ -402,7 +449,8 @@ class ArmnnNetwork {
         FullyConnectedDescriptor d;
         d.m_BiasEnabled = true, d.m_TransposeWeightMatrix = true;
         const kiln::TensorShape ws = net.tensor_info(*layer.inputs[1]).shape;
-        added = network->AddFullyConnectedLayer(d, constant(layer, 1, ws), Optional<ConstTensor>(constant(layer, 2, {ws[0]})), layer.name.c_str());
+        added = network->AddFullyConnectedLayer(d, constant(layer, 1, ws),
+                                                Optional<ConstTensor>(constant(layer, 2, {ws[0]})), layer.name.c_str());
         fused = p->activation;
       } else if (layer.is<kiln::ops::Softmax>()) {
         added = network->AddSoftmaxLayer(SoftmaxDescriptor{}, layer.name.c_str());
@@ -413,7 +461,8 @@ class ArmnnNetwork {
       if (!layer.inputs.empty()) produced[layer.inputs[0]->layer]->GetOutputSlot(0).Connect(added->GetInputSlot(0));
       added->GetOutputSlot(0).SetTensorInfo(info(layer.outputs[0].shape));
       if (fused) {
-        if (fused->function != kiln::ops::ActivationFunction::BoundedReLU) std::exit((std::puts("armnn anchor: activation"), 1));
+        if (fused->function != kiln::ops::ActivationFunction::BoundedReLU)
+          std::exit((std::puts("armnn anchor: activation"), 1));
         ActivationDescriptor a;
         a.m_Function = ActivationFunction::BoundedReLu, a.m_A = fused->a, a.m_B = fused->b;
         IConnectableLayer* activation = network->AddActivationLayer(a);
@@ -425,7 +474,8 @@ class ArmnnNetwork {
     }
     const auto t0 = Clock::now();
     IOptimizedNetworkPtr optimized = Optimize(*network, {Compute::CpuRef}, runtime_->GetDeviceSpec());
-    if (runtime_->LoadNetwork(id_, std::move(optimized)) != Status::Success) std::exit((std::puts("armnn anchor: load failed"), 1));
+    if (runtime_->LoadNetwork(id_, std::move(optimized)) != Status::Success)
+      std::exit((std::puts("armnn anchor: load failed"), 1));
     load_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     inputs_ = {{0, ConstTensor(runtime_->GetInputTensorInfo(id_, 0), input)}};
     outputs_ = {{0, Tensor(runtime_->GetOutputTensorInfo(id_, 0), output)}};
@@ -447,17 +497,18 @@ void bench_networks() {
     const char* name;
     kiln::Network (*make)();
   };
-  for (const Net& n : {Net{"mlp", [] { return kiln::examples::mlp(); }},
-                       Net{"small_cnn", [] { return kiln::examples::small_cnn(); }},
-                       Net{"mobilenet_v1_like 224", [] { return kiln::examples::mobilenet_v1_like(); }},
-                       Net{"mobilenet_v2 224", [] { return kiln::examples::mobilenet_v2(); }}}) {
+  for (const Net& n :
+       {Net{"mlp", [] { return kiln::examples::mlp(); }}, Net{"small_cnn", [] { return kiln::examples::small_cnn(); }},
+        Net{"mobilenet_v1_like 224", [] { return kiln::examples::mobilenet_v1_like(); }},
+        Net{"mobilenet_v2 224", [] { return kiln::examples::mobilenet_v2(); }}}) {
     AlignedFloats in_ref, out_ref, in1, out1, in2, out2;
     auto ref = load_network<kiln::RefBackend>(n.make(), 1, in_ref, out_ref);
     auto one = load_network<kiln::NeonBackend, kiln::RefBackend>(n.make(), 1, in1, out1);
     auto two = load_network<kiln::NeonBackend, kiln::RefBackend>(n.make(), 2, in2, out2);
     const Timing ref_t = measure(ref.infer, 3), one_t = measure(one.infer, 15), two_t = measure(two.infer, 15);
     double max_error = 0;
-    for (std::size_t i = 0; i < out_ref.size; ++i) max_error = std::max<double>(max_error, std::abs(out_ref[i] - out1[i]));
+    for (std::size_t i = 0; i < out_ref.size; ++i)
+      max_error = std::max<double>(max_error, std::abs(out_ref[i] - out1[i]));
     std::printf("# %s: max |Neon - Ref| over the output = %.3g\n", n.name, max_error);
     add({n.name, "latency median, 1 thread", one_t.median * 1e3, "kiln RefBackend", ref_t.median * 1e3, "ms", false});
     add({n.name, "latency min, 1 thread", one_t.min * 1e3, "kiln RefBackend", ref_t.min * 1e3, "ms", false});
@@ -469,7 +520,8 @@ void bench_networks() {
       const XnnpackNetwork xnn1(optimized->network(), in1.data.get(), 1), xnn2(optimized->network(), in1.data.get(), 2);
       const Timing x1 = measure([&] { xnn1.run(); }, 15), x2 = measure([&] { xnn2.run(); }, 15);
       double max_diff = 0;
-      for (std::size_t i = 0; i < out1.size; ++i) max_diff = std::max<double>(max_diff, std::abs(out1[i] - xnn1.output()[i]));
+      for (std::size_t i = 0; i < out1.size; ++i)
+        max_diff = std::max<double>(max_diff, std::abs(out1[i] - xnn1.output()[i]));
       std::printf("# %s: max |kiln - XNNPACK| over the output = %.3g\n", n.name, max_diff);
       add({n.name, "latency median, 1 thread", one_t.median * 1e3, "xnnpack", x1.median * 1e3, "ms", false});
       add({n.name, "latency median, 2 threads", two_t.median * 1e3, "xnnpack 2 threads", x2.median * 1e3, "ms", false});
@@ -484,7 +536,8 @@ void bench_networks() {
       const ArmnnNetwork armnn(optimized->network(), in_ref.data.get(), armnn_out.data.get());
       const Timing a = measure([&] { armnn.run(); }, 1);
       double max_diff = 0;
-      for (std::size_t i = 0; i < out_ref.size; ++i) max_diff = std::max<double>(max_diff, std::abs(out_ref[i] - armnn_out[i]));
+      for (std::size_t i = 0; i < out_ref.size; ++i)
+        max_diff = std::max<double>(max_diff, std::abs(out_ref[i] - armnn_out[i]));
       std::printf("# %s: max |kiln RefBackend - Arm NN CpuRef| over the output = %.3g\n", n.name, max_diff);
       add({n.name, "RefBackend latency median", ref_t.median * 1e3, "armnn CpuRef", a.median * 1e3, "ms", false});
       add({n.name, "RefBackend load", ref.load_ms, "armnn CpuRef", armnn.load_ms(), "ms", false});
@@ -508,9 +561,13 @@ int main(int argc, char** argv) {
   // bench_neon [CSV] [SECTION...]: sections gemm, conv, layers, networks (default: all).
   const char* csv_path = argc > 1 ? argv[1] : "bench_neon.csv";
   const std::vector<std::string_view> sections(argv + std::min(argc, 2), argv + argc);
-  auto wanted = [&](std::string_view s) { return sections.empty() || std::ranges::find(sections, s) != sections.end(); };
-  std::printf("NeonBackend: %zu floats per vector (%s)\n", kiln::neon::lanes, std::string(kiln::neon::isa_name()).c_str());
-  std::printf("%-34s %-26s %12s %-18s %12s %-8s %7s\n", "case", "variant", "kiln", "anchor", "anchor_value", "unit", "ratio");
+  auto wanted = [&](std::string_view s) {
+    return sections.empty() || std::ranges::find(sections, s) != sections.end();
+  };
+  std::printf("NeonBackend: %zu floats per vector (%s)\n", kiln::neon::lanes,
+              std::string(kiln::neon::isa_name()).c_str());
+  std::printf("%-34s %-26s %12s %-18s %12s %-8s %7s\n", "case", "variant", "kiln", "anchor", "anchor_value", "unit",
+              "ratio");
   const double peak = fma_peak_gflops();
   const double bandwidth = memory_bandwidth_gbs();
   std::printf("%-34s %-26s %12.4g\n%-34s %-26s %12.4g\n", "fma peak GFLOP/s", "1 thread", peak, "memory bandwidth GB/s",
@@ -520,6 +577,7 @@ int main(int argc, char** argv) {
   if (wanted("layers")) bench_other_layers(bandwidth);
   if (wanted("networks")) bench_networks();
   char limits[160];
-  std::snprintf(limits, sizeof limits, "fma_peak,1 thread,%g,,,GFLOP/s,\nmemory_bandwidth,1 thread,%g,,,GB/s,\n", peak, bandwidth);
+  std::snprintf(limits, sizeof limits, "fma_peak,1 thread,%g,,,GFLOP/s,\nmemory_bandwidth,1 thread,%g,,,GB/s,\n", peak,
+                bandwidth);
   return write_csv(csv_path, limits) ? 0 : 1;
 }

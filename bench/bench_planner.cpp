@@ -24,9 +24,10 @@ void report(const char* network, const kiln::MemoryPlanner& planner, const std::
   }
   std::ranges::sort(micros);
   const bool valid = kiln::validate_plan(requests, plan, alignment).is_ok();
-  std::printf("%-16s %-22s %8zu %14llu %14llu %8.3f %12.1f %s\n", network, std::string(planner.name).c_str(), requests.size(),
-              static_cast<unsigned long long>(plan.arena_size), static_cast<unsigned long long>(plan.lower_bound),
-              double(plan.arena_size) / double(plan.lower_bound), micros[micros.size() / 2], valid ? "valid" : "INVALID");
+  std::printf("%-16s %-22s %8zu %14llu %14llu %8.3f %12.1f %s\n", network, std::string(planner.name).c_str(),
+              requests.size(), static_cast<unsigned long long>(plan.arena_size),
+              static_cast<unsigned long long>(plan.lower_bound), double(plan.arena_size) / double(plan.lower_bound),
+              micros[micros.size() / 2], valid ? "valid" : "INVALID");
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ struct MyBackend {
 template <>
 struct kiln::Workload<kiln::ops::Activation, MyBackend, kiln::DataType::Float32> {
   static Status is_supported(const WorkloadInfo<ops::Activation>& info) {
-    if (info.params.function != ops::ActivationFunction::ReLU) return Status::error(ErrorCode::Unsupported, "runs ReLU only");
+    if (info.params.function != ops::ActivationFunction::ReLU)
+      return Status::error(ErrorCode::Unsupported, "runs ReLU only");
     return Status::ok();
   }
   explicit Workload(const WorkloadInfo<ops::Activation>&) {}

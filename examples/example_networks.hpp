@@ -48,13 +48,15 @@ class ExampleBuilder {
     const std::uint32_t pad = k / 2;
     auto w = constant({out, k, k, in}, 1.0f / static_cast<float>(k * k * in), name + "/weights");
     auto b = constant({out}, 0.1f, name + "/bias");
-    auto y = net_.add<ops::Convolution2d>({.padding = {pad, pad, pad, pad}, .stride = {stride, stride}}, {x, w, b}, name);
+    auto y =
+        net_.add<ops::Convolution2d>({.padding = {pad, pad, pad, pad}, .stride = {stride, stride}}, {x, w, b}, name);
     return relu6 ? activation(y, name + "/relu6") : y;
   }
   OutputSlot depthwise(OutputSlot x, std::uint32_t channels, std::uint32_t stride, const std::string& name) {
     auto w = constant({1, 3, 3, channels}, 1.0f / 9.0f, name + "/weights");
     auto b = constant({channels}, 0.1f, name + "/bias");
-    auto y = net_.add<ops::DepthwiseConvolution2d>({.padding = {1, 1, 1, 1}, .stride = {stride, stride}}, {x, w, b}, name);
+    auto y =
+        net_.add<ops::DepthwiseConvolution2d>({.padding = {1, 1, 1, 1}, .stride = {stride, stride}}, {x, w, b}, name);
     return activation(y, name + "/relu6");
   }
   OutputSlot activation(OutputSlot x, const std::string& name) {
@@ -93,7 +95,8 @@ inline Network small_cnn() {
   auto d1 = b.depthwise(c1, 16, 1, "block1/depthwise");
   auto p1 = b.conv(d1, 16, 16, 1, 1, "block1/pointwise", false);
   auto sum = net.add<ops::ElementwiseBinary>({ops::BinaryOperation::Add}, {c1, p1}, "block1/add");
-  auto pooled = net.add<ops::Pooling2d>({.kind = ops::PoolingKind::Max, .window = {2, 2}, .stride = {2, 2}}, {sum}, "maxpool");
+  auto pooled =
+      net.add<ops::Pooling2d>({.kind = ops::PoolingKind::Max, .window = {2, 2}, .stride = {2, 2}}, {sum}, "maxpool");
   auto c2 = b.conv(pooled, 16, 32, 3, 1, "conv2");
   auto gap = net.add<ops::Pooling2d>({.kind = ops::PoolingKind::Average, .global = true}, {c2}, "global_pool");
   auto flat = net.add<ops::Reshape>({{1, 32}}, {gap}, "flatten");
@@ -115,7 +118,7 @@ inline Network mobilenet_v2(std::uint32_t resolution = 224, std::uint32_t classe
   struct Stage {
     std::uint32_t expansion, out, repeats, stride;
   };
-  constexpr Stage stages[] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+  constexpr Stage stages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
                               {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   int block = 0;
   for (const Stage& stage : stages)

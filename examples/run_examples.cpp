@@ -64,11 +64,10 @@ int run(const Example& example, int iterations) {
   std::printf("%-14s %-8s input %-22s load %7.1f ms  infer median %8.3f ms (min %8.3f, %d runs)\n", example.name,
               std::string(kiln::detail::backend_ids<Backends...>[0]).c_str(), in_info.shape.to_string().c_str(),
               load_ms, times[times.size() / 2], times.front(), iterations);
-  std::printf("%-14s          arena %9llu B (lower bound %9llu B, one block per tensor %9llu B), constants %llu B\n",
-              "", static_cast<unsigned long long>(memory.arena_bytes),
-              static_cast<unsigned long long>(memory.lower_bound_bytes),
-              static_cast<unsigned long long>(memory.unplanned_bytes),
-              static_cast<unsigned long long>(memory.constant_bytes));
+  std::printf(
+      "%-14s          arena %9llu B (lower bound %9llu B, one block per tensor %9llu B), constants %llu B\n", "",
+      static_cast<unsigned long long>(memory.arena_bytes), static_cast<unsigned long long>(memory.lower_bound_bytes),
+      static_cast<unsigned long long>(memory.unplanned_bytes), static_cast<unsigned long long>(memory.constant_bytes));
   std::printf("%-14s          output %s: argmax %ld (p = %.4f), first values", "", out_info.shape.to_string().c_str(),
               static_cast<long>(best), output[static_cast<std::size_t>(best)]);
   for (std::size_t i = 0; i < std::min<std::size_t>(4, output.size()); ++i) std::printf(" %.5f", output[i]);

@@ -2,6 +2,7 @@
 // The umbrella header: the whole public API and every backend this build was configured with.
 #pragma once
 
+#include "kiln/backends/enabled_backends.hpp"
 #include "kiln/config.hpp"
 #include "kiln/core/status.hpp"
 #include "kiln/core/tensor.hpp"
@@ -10,7 +11,6 @@
 #include "kiln/optimizer/optimizer.hpp"
 #include "kiln/runtime/arena_tensors.hpp"
 #include "kiln/runtime/runtime.hpp"
-#include "kiln/backends/enabled_backends.hpp"
 
 namespace kiln {
 

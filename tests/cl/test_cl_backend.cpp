@@ -150,13 +150,15 @@ TEST_CASE("A kernel that does not compile fails the load with the compiler's bui
   const std::string message = id.status().message();
   CHECK(id.status().code() == ErrorCode::DeviceError);
   bool names_layer_file_and_error = true;
-  for (const char* part : {"layer 'relu'", "kernels/elementwise.cl", "build log", "undeclared_value", "elementwise.cl:"})
+  for (const char* part :
+       {"layer 'relu'", "kernels/elementwise.cl", "build log", "undeclared_value", "elementwise.cl:"})
     names_layer_file_and_error = names_layer_file_and_error && message.find(part) != std::string::npos;
   if (!names_layer_file_and_error) FAIL_CHECK(message);
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("Kernels load from a folder instead of the embedded copies (option and KILN_CL_KERNEL_DIR)", "[cl][kernels]") {
+TEST_CASE("Kernels load from a folder instead of the embedded copies (option and KILN_CL_KERNEL_DIR)",
+          "[cl][kernels]") {
   const auto dir = copy_of_kernels("edited");
   replace_in_file(dir / "elementwise.cl", "y[i] = kiln_activate(x[i], function, a, b);", "y[i] = 42.0f;");
   auto optimized = optimize<ClBackend, RefBackend>(relu_network());
@@ -195,8 +197,8 @@ TEST_CASE("A device that matches nothing fails the load, listing the devices the
   REQUIRE(optimized);
   auto id = runtime.load(*optimized);
   REQUIRE_FALSE(id);
-  CHECK_THAT(id.status().message(), Catch::Contains("no OpenCL device matches \"no-such-device\"") &&
-                                        Catch::Contains("there are 0:0"));
+  CHECK_THAT(id.status().message(),
+             Catch::Contains("no OpenCL device matches \"no-such-device\"") && Catch::Contains("there are 0:0"));
 }
 
 TEST_CASE("Tensors live in one device arena per working memory, planned with the device's alignment", "[cl][memory]") {
@@ -227,7 +229,8 @@ TEST_CASE("A network split across ClBackend and the CPU backends gets copies and
     Network net;
     auto x = net.add_input(0, {{1, 6, 6, 3}}, "x");
     auto w = net.add_constant<float>({{4, 3, 3, 3}}, weights.values(4 * 27, 0.5f), "w");
-    auto conv = net.add<ops::Convolution2d>({.padding = {1, 1, 1, 1}, .stride = {1, 1}, .dilation = {1, 1}}, {x, w}, "conv");
+    auto conv =
+        net.add<ops::Convolution2d>({.padding = {1, 1, 1, 1}, .stride = {1, 1}, .dilation = {1, 1}}, {x, w}, "conv");
     auto indices = net.add_input(1, {{2}, DataType::Signed32}, "indices");
     auto picked = net.add<ops::Gather>({.axis = 1}, {conv, indices}, "gather");
     net.add_output(0, net.add<ops::Softmax>({}, {picked}, "softmax"), "y");
@@ -235,7 +238,8 @@ TEST_CASE("A network split across ClBackend and the CPU backends gets copies and
   };
   const std::vector<float> x = examples::WeightGenerator(5).values(108, 1.0f);
   const std::vector<std::int32_t> indices{4, -1};
-  auto run_with = [&]<class... Bs>(std::type_identity<Runtime<Bs...>>, OptimizerOptions options, std::string* printout) {
+  auto run_with = [&]<class... Bs>(std::type_identity<Runtime<Bs...>>, OptimizerOptions options,
+                                   std::string* printout) {
     auto optimized = optimize<Bs...>(build(), options);
     INFO(optimized.status().message());
     REQUIRE(optimized);
@@ -245,7 +249,8 @@ TEST_CASE("A network split across ClBackend and the CPU backends gets copies and
     INFO(id.status().message());
     REQUIRE(id);
     std::vector<float> y(runtime.output_info(*id, 0)->num_elements());
-    const InputBinding in[] = {{0, {*runtime.input_info(*id, 0), x.data()}}, {1, {*runtime.input_info(*id, 1), indices.data()}}};
+    const InputBinding in[] = {{0, {*runtime.input_info(*id, 0), x.data()}},
+                               {1, {*runtime.input_info(*id, 1), indices.data()}}};
     const OutputBinding out[] = {{0, {*runtime.output_info(*id, 0), y.data()}}};
     REQUIRE(runtime.enqueue(*id, in, out));
     return y;
@@ -271,8 +276,8 @@ TEST_CASE("A network split across ClBackend and the CPU backends gets copies and
   SECTION("Cl, Neon and Ref, preferring Neon: one memory kind, no copies") {
     using Three = Runtime<ClBackend, NeonBackend, RefBackend>;
     check_close(run_with(std::type_identity<Three>{}, {{"CpuAcc", "GpuAcc", "CpuRef"}}, &printout), expected);
-    CHECK_THAT(printout, Catch::Contains("conv (Convolution2d) Float32 [1, 6, 6, 4] -> CpuAcc") &&
-                             !Catch::Contains("MemCopy"));
+    CHECK_THAT(printout,
+               Catch::Contains("conv (Convolution2d) Float32 [1, 6, 6, 4] -> CpuAcc") && !Catch::Contains("MemCopy"));
   }
 #endif
 }
@@ -515,7 +520,8 @@ TEST_CASE("The work-group tuner measures each kernel and shape once; later runti
     ClRuntime broken({}, options);
     auto id = broken.load(*optimized);
     REQUIRE_FALSE(id);
-    CHECK_THAT(id.status().message(), Catch::Contains("line 1 of the OpenCL tuning file") && Catch::Contains("gemm 8 16"));
+    CHECK_THAT(id.status().message(),
+               Catch::Contains("line 1 of the OpenCL tuning file") && Catch::Contains("gemm 8 16"));
   }
   std::filesystem::remove(path);
 }

@@ -72,8 +72,7 @@ TEST_CASE("Duplicate binding ids are rejected", "[graph][errors]") {
   auto x = net.add_input(0, {{4}}, "x");
   auto y = net.add_input(0, {{4}}, "y");
   net.add_output(0, net.add<ops::ElementwiseBinary>({}, {x, y}), "z");
-  CHECK(infer_error(net) ==
-        "input binding id 0 is used by both layer 'x' (Input) and layer 'y' (Input)");
+  CHECK(infer_error(net) == "input binding id 0 is used by both layer 'x' (Input) and layer 'y' (Input)");
   Network outputs;
   auto a = outputs.add_input(0, {{4}}, "a");
   outputs.add_output(5, a, "o1");

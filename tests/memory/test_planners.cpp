@@ -61,11 +61,7 @@ TEST_CASE("Greedy prefers the smallest gap that fits over the first one", "[memo
   // once the short-lived fillers are gone; a 128-byte buffer goes to the snug 128-byte gap.
   const BufferRequest requests[] = {
       {512, 0, 0},  // short-lived filler
-      {256, 0, 3},
-      {256, 0, 3},
-      {128, 0, 0},
-      {128, 0, 3},
-      {128, 2, 2},
+      {256, 0, 3}, {256, 0, 3}, {128, 0, 0}, {128, 0, 3}, {128, 2, 2},
   };
   const MemoryPlan plan = plan_memory<GreedyBySize>(requests, 64);
   REQUIRE(validate_plan(requests, plan, 64));
@@ -98,7 +94,8 @@ TEST_CASE("Random interval sets: every plan validates and respects the bounds", 
     std::vector<BufferRequest> requests;
     for (int i = 0; i < count; ++i) {
       const std::uint32_t first = std::uniform_int_distribution<std::uint32_t>(0, steps - 1)(rng);
-      const std::uint32_t last = std::uniform_int_distribution<std::uint32_t>(first, std::min(steps - 1, first + 8))(rng);
+      const std::uint32_t last =
+          std::uniform_int_distribution<std::uint32_t>(first, std::min(steps - 1, first + 8))(rng);
       const std::uint64_t size = std::uniform_int_distribution<std::uint64_t>(0, 1 << 16)(rng);
       requests.push_back({size, first, last});
     }

@@ -65,7 +65,8 @@ bool all_float(const kiln::onnx::ImportedModel& model) {
 std::vector<fs::path> data_sets(const fs::path& dir) {
   std::vector<fs::path> sets;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_")) sets.push_back(entry.path());
+    if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_"))
+      sets.push_back(entry.path());
   std::ranges::sort(sets);
   return sets;
 }
@@ -93,8 +94,10 @@ std::string run_set(ToolRuntime& runtime, const kiln::onnx::ImportedModel& model
   }
   std::vector<kiln::onnx::HostTensor> actual;
   std::vector<kiln::OutputBinding> outputs;
-  for (const auto& out : model.outputs) actual.push_back({out.name, out.info, std::vector<std::byte>(out.info.num_bytes())});
-  for (std::size_t i = 0; i < actual.size(); ++i) outputs.push_back({model.outputs[i].binding, {actual[i].info, actual[i].data.data()}});
+  for (const auto& out : model.outputs)
+    actual.push_back({out.name, out.info, std::vector<std::byte>(out.info.num_bytes())});
+  for (std::size_t i = 0; i < actual.size(); ++i)
+    outputs.push_back({model.outputs[i].binding, {actual[i].info, actual[i].data.data()}});
   if (problem.empty())
     if (auto status = runtime.enqueue(*id, inputs, outputs); !status) problem = "run: " + status.message();
   for (std::size_t i = 0; i < actual.size() && problem.empty(); ++i) {
@@ -197,8 +200,9 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string_view, std::vector<std::string_view>>> backends;
   for (const auto& b : kiln::tool::compiled_backends())
     if (b.available)
-      backends.push_back({b.name, b.id == kiln::RefBackend::id ? std::vector<std::string_view>{b.id}
-                                                               : std::vector<std::string_view>{b.id, kiln::RefBackend::id}});
+      backends.push_back({b.name, b.id == kiln::RefBackend::id
+                                      ? std::vector<std::string_view>{b.id}
+                                      : std::vector<std::string_view>{b.id, kiln::RefBackend::id}});
   ToolRuntime runtime;
 
   std::vector<CaseResult> results;
@@ -214,9 +218,9 @@ int main(int argc, char** argv) {
       if (!summary) {
         result.outcome = Outcome::NotClaimed;
         result.reason = "model.onnx does not parse";
-      } else if (auto missing = std::ranges::find_if(summary->ops, [&](const std::string& op) {
-                   return std::ranges::find(supported, op) == supported.end();
-                 });
+      } else if (auto missing = std::ranges::find_if(
+                     summary->ops,
+                     [&](const std::string& op) { return std::ranges::find(supported, op) == supported.end(); });
                  missing != summary->ops.end()) {
         result.outcome = Outcome::NotClaimed;
         result.reason = "op " + *missing;
@@ -243,13 +247,14 @@ int main(int argc, char** argv) {
   std::size_t regressions = 0;
   for (const auto& r : results)
     if (recorded.contains(r.name) && r.outcome != Outcome::Passed) {
-      std::printf("REGRESSION: %s passed before (tests/onnx/conformance_passing.txt) and does not now\n", r.name.c_str());
+      std::printf("REGRESSION: %s passed before (tests/onnx/conformance_passing.txt) and does not now\n",
+                  r.name.c_str());
       ++regressions;
     }
   std::size_t new_passes = 0;
   for (const auto& r : results) new_passes += r.outcome == Outcome::Passed && !recorded.contains(r.name) ? 1 : 0;
-  std::printf("\n%zu passed, %zu failed, %zu skipped (%zu cases use ops kiln does not claim)\n", counts[Outcome::Passed],
-              counts[Outcome::Failed], counts[Outcome::Skipped], counts[Outcome::NotClaimed]);
+  std::printf("\n%zu passed, %zu failed, %zu skipped (%zu cases use ops kiln does not claim)\n",
+              counts[Outcome::Passed], counts[Outcome::Failed], counts[Outcome::Skipped], counts[Outcome::NotClaimed]);
   if (new_passes > 0)
     std::printf("%zu cases pass that the recorded list does not have: add them with --write-passing\n", new_passes);
   if (!write_passing.empty()) {

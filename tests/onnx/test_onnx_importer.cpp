@@ -29,8 +29,7 @@ class ModelBuilder {
     op->set_domain("");
     op->set_version(opset);
   }
-  ModelBuilder& input(const std::string& name, std::vector<std::int64_t> dims,
-                      int type = ::onnx::TensorProto::FLOAT) {
+  ModelBuilder& input(const std::string& name, std::vector<std::int64_t> dims, int type = ::onnx::TensorProto::FLOAT) {
     auto* value = model_.mutable_graph()->add_input();
     value->set_name(name);
     auto* tensor = value->mutable_type()->mutable_tensor_type();
@@ -198,7 +197,8 @@ TEST_CASE("ONNX Transpose after a convolution: NCHW to NHWC is kiln's own layout
   // Input channel 0 = [1, 2], channel 1 = [3, 4]; NHWC interleaves them.
   CHECK(run(*model, {1, 2, 3, 4}) == std::vector<float>{1, 3, 2, 4});
   std::size_t transposes = 0;
-  for (LayerId id : model->network.execution_order()) transposes += model->network.layer(id).is<ops::Transpose>() ? 1 : 0;
+  for (LayerId id : model->network.execution_order())
+    transposes += model->network.layer(id).is<ops::Transpose>() ? 1 : 0;
   CHECK(transposes == 1);  // only the input's NCHW -> NHWC
 }
 
@@ -277,7 +277,8 @@ TEST_CASE("ONNX importer errors name the node, the op and the reason", "[onnx][e
     m.input("x", {1, 3, 4, 4}).initializer("w", {2, 2, 1, 1}, {1, 1, 1, 1});
     m.node("Conv", {"x", "w"}, {"y"}, "conv");
     m.output("y");
-    CHECK_THAT(m.import().status().message(), Catch::StartsWith("node 'conv' (Conv): group 1 does not fit input channels 3"));
+    CHECK_THAT(m.import().status().message(),
+               Catch::StartsWith("node 'conv' (Conv): group 1 does not fit input channels 3"));
   }
   SECTION("initializer with less data than its shape") {
     ModelBuilder m;

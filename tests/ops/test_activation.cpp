@@ -33,11 +33,12 @@ TEST_CASE("Activation rejects a bounded ReLU whose lower bound exceeds its upper
   CHECK_THAT(r.status().message(), Catch::Contains("lower bound b <= upper bound a"));
 }
 
-TEMPLATE_LIST_TEST_CASE("Activation matches RefBackend on every vector tail", "[ops][activation]", accelerated_backends) {
+TEMPLATE_LIST_TEST_CASE("Activation matches RefBackend on every vector tail", "[ops][activation]",
+                        accelerated_backends) {
   using F = ops::ActivationFunction;
-  const ops::Activation::Params functions[] = {{F::ReLU}, ops::Activation::relu6(), {F::LeakyReLU, 0.1f},
-                                               {F::ELU, 1.5f}, {F::Sigmoid}, {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f},
-                                               {F::HardSwish}, {F::GELU}, {F::GELU, 1.0f}};
+  const ops::Activation::Params functions[] = {
+      {F::ReLU}, ops::Activation::relu6(),     {F::LeakyReLU, 0.1f}, {F::ELU, 1.5f}, {F::Sigmoid},
+      {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f}, {F::HardSwish},       {F::GELU},      {F::GELU, 1.0f}};
   for (std::uint32_t n : {1u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 33u, 40000u})
     for (const auto& p : functions) {
       INFO("function " << static_cast<int>(p.function) << ", " << n << " elements");

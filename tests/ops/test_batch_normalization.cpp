@@ -13,7 +13,8 @@ TEST_CASE("BatchNormalization: hand-computed", "[ops][batch_normalization]") {
                                     {TestTensor::f32({2, 2}, {3, 4, -1, -1})});
 }
 
-TEMPLATE_LIST_TEST_CASE("BatchNormalization matches PyTorch batch_norm", "[ops][batch_normalization]", tested_backends) {
+TEMPLATE_LIST_TEST_CASE("BatchNormalization matches PyTorch batch_norm", "[ops][batch_normalization]",
+                        tested_backends) {
   for (const auto& c : load_fixtures("batch_normalization")) {
     SECTION(c.name) {
       check_op<ops::BatchNormalization, TestType>(
@@ -38,9 +39,9 @@ TEMPLATE_LIST_TEST_CASE("BatchNormalization matches RefBackend on channel tails"
   for (std::uint32_t c : {1u, 3u, 16u, 17u, 35u}) {
     INFO(c << " channels");
     check_against_ref<ops::BatchNormalization, TestType>(
-        {.epsilon = 1e-3f}, {random_f32({2, 3, 5, c}, c), random_f32({c}, 10).as_constant(),
-                             random_f32({c}, 11, 0.1f, 2.0f).as_constant(), random_f32({c}, 12).as_constant(),
-                             random_f32({c}, 13).as_constant()},
+        {.epsilon = 1e-3f},
+        {random_f32({2, 3, 5, c}, c), random_f32({c}, 10).as_constant(), random_f32({c}, 11, 0.1f, 2.0f).as_constant(),
+         random_f32({c}, 12).as_constant(), random_f32({c}, 13).as_constant()},
         1e-5, 1e-5);
   }
 }

@@ -41,7 +41,8 @@ TEST_CASE("Convolution2d weights may be a network input, not only a constant", "
   const auto c = load_fixtures("convolution2d").front();
   ops::Convolution2d::Params p;
   p.padding = {1, 1, 1, 1};
-  check_op<ops::Convolution2d>(p, {c.tensor("input"), c.tensor("weights"), c.tensor("bias")}, {c.tensor("output")}, 1e-5, 1e-5);
+  check_op<ops::Convolution2d>(p, {c.tensor("input"), c.tensor("weights"), c.tensor("bias")}, {c.tensor("output")},
+                               1e-5, 1e-5);
 }
 
 TEST_CASE("Convolution2d rejects bad descriptors and shapes with a clear message", "[ops][convolution2d][errors]") {
@@ -70,18 +71,22 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d matches RefBackend on odd shapes, strides
   };
   const Case cases[] = {
       {{1, 7, 9, 3}, 17, 3, 3, {.padding = {1, 1, 1, 1}}},
-      {{2, 8, 8, 16}, 33, 1, 1, {}},                                        // pointwise: A read directly
-      {{1, 5, 6, 17}, 7, 1, 1, {.stride = {2, 2}}},                         // strided 1x1
+      {{2, 8, 8, 16}, 33, 1, 1, {}},                                            // pointwise: A read directly
+      {{1, 5, 6, 17}, 7, 1, 1, {.stride = {2, 2}}},                             // strided 1x1
       {{1, 11, 10, 5}, 16, 3, 3, {.padding = {0, 2, 1, 0}, .stride = {2, 2}}},  // asymmetric padding
       {{1, 12, 12, 4}, 9, 3, 3, {.padding = {2, 2, 2, 2}, .dilation = {2, 2}}},
       {{1, 9, 9, 8}, 12, 3, 3, {.padding = {1, 1, 1, 1}, .groups = 4}},
       {{1, 13, 13, 3}, 32, 5, 5, {.padding = {2, 2, 2, 2}, .stride = {2, 2}}},
       {{1, 6, 6, 33}, 65, 3, 3, {.padding = {1, 1, 1, 1}, .activation = ops::Activation::relu6()}},
-      {{1, 4, 4, 6}, 6, 2, 3, {.stride = {1, 2}, .activation = ops::Activation::Params{ops::ActivationFunction::HardSwish}}},
+      {{1, 4, 4, 6},
+       6,
+       2,
+       3,
+       {.stride = {1, 2}, .activation = ops::Activation::Params{ops::ActivationFunction::HardSwish}}},
       // Few channels: one tap per kernel row, border windows assembled per inference.
-      {{1, 30, 31, 3}, 32, 3, 3, {.padding = {1, 1, 1, 1}, .stride = {2, 2}}},  // a first layer, odd width
-      {{2, 6, 2, 3}, 9, 3, 3, {.padding = {1, 1, 1, 1}}},                      // every window straddles; batch 2
-      {{1, 9, 10, 1}, 8, 3, 3, {.padding = {1, 2, 1, 2}, .stride = {1, 2}}},   // rows of 3 values: gathered
+      {{1, 30, 31, 3}, 32, 3, 3, {.padding = {1, 1, 1, 1}, .stride = {2, 2}}},   // a first layer, odd width
+      {{2, 6, 2, 3}, 9, 3, 3, {.padding = {1, 1, 1, 1}}},                        // every window straddles; batch 2
+      {{1, 9, 10, 1}, 8, 3, 3, {.padding = {1, 2, 1, 2}, .stride = {1, 2}}},     // rows of 3 values: gathered
       {{1, 10, 11, 2}, 5, 3, 3, {.padding = {2, 2, 1, 1}, .dilation = {2, 1}}},  // dilated vertically only
   };
   for (const Case& c : cases) {

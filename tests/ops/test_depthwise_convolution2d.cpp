@@ -28,7 +28,8 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches PyTorch grouped conv2d",
   }
 }
 
-TEST_CASE("DepthwiseConvolution2d rejects weights that do not match the channels", "[ops][depthwise_convolution2d][errors]") {
+TEST_CASE("DepthwiseConvolution2d rejects weights that do not match the channels",
+          "[ops][depthwise_convolution2d][errors]") {
   auto x = TestTensor::f32({1, 4, 4, 3}, std::vector<float>(48, 1.0f));
   auto w = TestTensor::f32({1, 3, 3, 4}, std::vector<float>(36, 1.0f)).as_constant();
   auto result = run_op<ops::DepthwiseConvolution2d>({}, {x, w});
@@ -52,7 +53,10 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches RefBackend on odd shapes
       {{1, 11, 11, 16}, 5, 5, {.padding = {1, 2, 2, 1}, .stride = {2, 2}}},
       {{1, 12, 12, 5}, 3, 3, {.padding = {2, 2, 2, 2}, .dilation = {2, 2}}},
       {{1, 6, 7, 31}, 2, 3, {.padding = {0, 1, 1, 0}, .stride = {1, 2}, .activation = ops::Activation::relu6()}},
-      {{1, 5, 5, 144}, 3, 3, {.padding = {1, 1, 1, 1}, .activation = ops::Activation::Params{ops::ActivationFunction::ELU, 1.0f}}},
+      {{1, 5, 5, 144},
+       3,
+       3,
+       {.padding = {1, 1, 1, 1}, .activation = ops::Activation::Params{ops::ActivationFunction::ELU, 1.0f}}},
   };
   for (const Case& c : cases) {
     INFO("input " << c.input.to_string() << ", kernel " << c.kh << "x" << c.kw);

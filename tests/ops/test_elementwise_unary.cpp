@@ -17,7 +17,8 @@ TEST_CASE("ElementwiseUnary: hand-computed values and IEEE edge cases", "[ops][e
   check_op<ops::ElementwiseUnary>({O::Reciprocal}, {x}, {TestTensor::f32({4}, {-0.5f, 4, 1, 0.25f})});
   check_op<ops::ElementwiseUnary>({O::Log}, {TestTensor::f32({2}, {1, 0})}, {TestTensor::f32({2}, {0, -INFINITY})});
   // erf(-2) = -0.99532227, erf(0.25) = 0.27632639, erf(1) = 0.84270079, erf(4) = 0.99999998 (A&S table 7.1)
-  check_op<ops::ElementwiseUnary>({O::Erf}, {x}, {TestTensor::f32({4}, {-0.99532227f, 0.27632639f, 0.84270079f, 0.99999998f})});
+  check_op<ops::ElementwiseUnary>({O::Erf}, {x},
+                                  {TestTensor::f32({4}, {-0.99532227f, 0.27632639f, 0.84270079f, 0.99999998f})});
 }
 
 TEMPLATE_LIST_TEST_CASE("ElementwiseUnary matches PyTorch", "[ops][elementwise_unary]", tested_backends) {

@@ -23,7 +23,8 @@ TEMPLATE_LIST_TEST_CASE("FullyConnected matches PyTorch linear", "[ops][fully_co
 }
 
 TEST_CASE("FullyConnected rejects mismatched features", "[ops][fully_connected][errors]") {
-  auto r = run_op<ops::FullyConnected>({}, {TestTensor::f32({1, 3}, {1, 2, 3}), TestTensor::f32({2, 4}, std::vector<float>(8))});
+  auto r = run_op<ops::FullyConnected>(
+      {}, {TestTensor::f32({1, 3}, {1, 2, 3}), TestTensor::f32({2, 4}, std::vector<float>(8))});
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("expect 4 input features") && Catch::Contains("has 3"));
 }

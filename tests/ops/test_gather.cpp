@@ -23,7 +23,8 @@ TEST_CASE("Gather reports an out-of-range index at execution and stays usable", 
   auto x = TestTensor::f32({3}, {1, 2, 3});
   auto r = run_op<ops::Gather>({.axis = 0}, {x, TestTensor::i32({2}, {0, 3})});
   REQUIRE_FALSE(r);
-  CHECK_THAT(r.status().message(), Catch::Contains("Gather index 3 at position 1 is out of range for axis 0 of size 3"));
+  CHECK_THAT(r.status().message(),
+             Catch::Contains("Gather index 3 at position 1 is out of range for axis 0 of size 3"));
   auto r2 = run_op<ops::Gather>({.axis = 0}, {x, TestTensor::f32({1}, {0})});
   REQUIRE_FALSE(r2);
   CHECK_THAT(r2.status().message(), Catch::Contains("indices must be Signed32"));

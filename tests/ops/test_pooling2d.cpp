@@ -13,7 +13,8 @@ TEST_CASE("Pooling2d: hand-computed max and average with padding", "[ops][poolin
   p.kind = ops::PoolingKind::Average;
   check_op<ops::Pooling2d>(p, {x}, {TestTensor::f32({1, 3, 3, 1}, {1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4})});
   p.count_include_pad = true;
-  check_op<ops::Pooling2d>(p, {x}, {TestTensor::f32({1, 3, 3, 1}, {0.25f, 0.75f, 0.5f, 1, 2.5f, 1.5f, 0.75f, 1.75f, 1})});
+  check_op<ops::Pooling2d>(p, {x},
+                           {TestTensor::f32({1, 3, 3, 1}, {0.25f, 0.75f, 0.5f, 1, 2.5f, 1.5f, 0.75f, 1.75f, 1})});
 }
 
 TEMPLATE_LIST_TEST_CASE("Pooling2d matches PyTorch pooling", "[ops][pooling2d]", tested_backends) {
@@ -50,9 +51,15 @@ TEMPLATE_LIST_TEST_CASE("Pooling2d matches RefBackend with padding, strides and 
     for (std::uint32_t c : {1u, 5u, 16u, 17u, 33u}) {
       INFO("kind " << static_cast<int>(kind) << ", " << c << " channels");
       auto x = random_f32({2, 9, 11, c}, c);
-      check_against_ref<ops::Pooling2d, TestType>({.kind = kind, .window = {3, 3}, .stride = {2, 2}, .padding = {1, 1, 1, 1}}, {x});
-      check_against_ref<ops::Pooling2d, TestType>({.kind = kind, .window = {2, 3}, .stride = {2, 1}, .padding = {0, 1, 1, 0},
-                                                   .count_include_pad = true, .ceil_mode = true}, {x});
+      check_against_ref<ops::Pooling2d, TestType>(
+          {.kind = kind, .window = {3, 3}, .stride = {2, 2}, .padding = {1, 1, 1, 1}}, {x});
+      check_against_ref<ops::Pooling2d, TestType>({.kind = kind,
+                                                   .window = {2, 3},
+                                                   .stride = {2, 1},
+                                                   .padding = {0, 1, 1, 0},
+                                                   .count_include_pad = true,
+                                                   .ceil_mode = true},
+                                                  {x});
       check_against_ref<ops::Pooling2d, TestType>({.kind = kind, .global = true}, {x});
     }
 }

@@ -35,7 +35,7 @@ TEMPLATE_LIST_TEST_CASE("Softmax matches RefBackend along the innermost axis", "
   for (std::uint32_t n : {1u, 3u, 7u, 16u, 17u, 33u, 1000u})
     for (bool log : {false, true}) {
       INFO(n << " classes, log " << log);
-      check_against_ref<ops::Softmax, TestType>({.axis = -1, .beta = 0.7f, .log = log}, {random_f32({3, n}, n, -20.0f, 20.0f)},
-                                                1e-5, 1e-6);
+      check_against_ref<ops::Softmax, TestType>({.axis = -1, .beta = 0.7f, .log = log},
+                                                {random_f32({3, n}, n, -20.0f, 20.0f)}, 1e-5, 1e-6);
     }
 }

@@ -37,10 +37,10 @@ TEST_CASE("Transpose rejects a non-permutation", "[ops][transpose][errors]") {
 TEMPLATE_LIST_TEST_CASE("Transpose matches RefBackend on odd shapes, moved and kept innermost axes", "[ops][transpose]",
                         accelerated_backends) {
   const std::vector<std::pair<TensorShape, std::vector<std::uint32_t>>> cases = {
-      {{1, 7, 9, 17}, {0, 3, 1, 2}},     // NHWC -> NCHW: the innermost axis moves (tiled)
-      {{2, 17, 5, 33}, {0, 2, 3, 1}},    // NCHW -> NHWC
-      {{3, 5, 7}, {1, 0, 2}},            // innermost kept: runs of 7
-      {{33, 31}, {1, 0}},                // a plain matrix, tiles with tails on both sides
+      {{1, 7, 9, 17}, {0, 3, 1, 2}},       // NHWC -> NCHW: the innermost axis moves (tiled)
+      {{2, 17, 5, 33}, {0, 2, 3, 1}},      // NCHW -> NHWC
+      {{3, 5, 7}, {1, 0, 2}},              // innermost kept: runs of 7
+      {{33, 31}, {1, 0}},                  // a plain matrix, tiles with tails on both sides
       {{2, 1, 3, 1, 5}, {4, 3, 2, 1, 0}},  // size-1 axes dropped
       {{4, 200, 3}, {2, 0, 1}},
       {{1}, {0}},

@@ -34,7 +34,8 @@ struct UnavailableBackend {
 template <>
 struct kiln::Workload<ops::Activation, ReluOnlyBackend, DataType::Float32> {
   static Status is_supported(const WorkloadInfo<ops::Activation>& info) {
-    if (info.params.function != ops::ActivationFunction::ReLU) return Status::error(ErrorCode::Unsupported, "runs ReLU only");
+    if (info.params.function != ops::ActivationFunction::ReLU)
+      return Status::error(ErrorCode::Unsupported, "runs ReLU only");
     return Status::ok();
   }
   explicit Workload(const WorkloadInfo<ops::Activation>&) {}
@@ -169,7 +170,8 @@ struct PickyBackend {
 template <>
 struct kiln::Workload<ops::Activation, PickyBackend, DataType::Float32> {
   static Status is_supported(const WorkloadInfo<ops::Activation>& info) {
-    if (info.params.function != ops::ActivationFunction::ReLU) return Status::error(ErrorCode::Unsupported, "runs ReLU only");
+    if (info.params.function != ops::ActivationFunction::ReLU)
+      return Status::error(ErrorCode::Unsupported, "runs ReLU only");
     return Status::ok();
   }
   explicit Workload(const WorkloadInfo<ops::Activation>&) {}
@@ -205,8 +207,8 @@ Network conv_bn_relu6(bool conv_also_output) {
   auto b = net.add_constant<float>({{1}}, std::vector<float>{1}, "b");
   auto conv = net.add<ops::Convolution2d>({}, {x, w, b}, "conv");
   auto stat = [&](float v, const char* name) { return net.add_constant<float>({{1}}, std::vector<float>{v}, name); };
-  auto bn = net.add<ops::BatchNormalization>({.epsilon = 0.0f},
-                                             {conv, stat(1, "mean"), stat(4, "variance"), stat(0.5f, "beta"), stat(2, "gamma")}, "bn");
+  auto bn = net.add<ops::BatchNormalization>(
+      {.epsilon = 0.0f}, {conv, stat(1, "mean"), stat(4, "variance"), stat(0.5f, "beta"), stat(2, "gamma")}, "bn");
   net.add_output(0, net.add<ops::Activation>(ops::Activation::relu6(), {bn}, "relu6"), "y");
   if (conv_also_output) net.add_output(1, conv, "conv_out");
   return net;
@@ -246,18 +248,21 @@ TEST_CASE("A convolution whose output has another reader is neither folded nor f
   auto optimized = optimize<RefBackend>(conv_bn_relu6(true));
   REQUIRE(optimized);
   const std::string text = optimized->to_string();
-  CHECK_THAT(text, Catch::Contains("conv (Convolution2d)") && Catch::Contains("bn (BatchNormalization)") && Catch::Contains("relu6 (Activation)"));
+  CHECK_THAT(text, Catch::Contains("conv (Convolution2d)") && Catch::Contains("bn (BatchNormalization)") &&
+                       Catch::Contains("relu6 (Activation)"));
   CHECK(run_conv_bn_relu6(*optimized) == std::vector<float>{0, 0.5f, 6});
 }
 
-TEST_CASE("A workload a backend inherits goes to the backend that wrote it when the Runtime has that one", "[optimizer]") {
+TEST_CASE("A workload a backend inherits goes to the backend that wrote it when the Runtime has that one",
+          "[optimizer]") {
   auto optimized = optimize<PickyBackend, RefBackend>(small_network());
   REQUIRE(optimized);
   const Network& net = optimized->network();
   CHECK(optimized->backend_id(layer_named(net, "relu")) == "Picky");
   CHECK(optimized->backend_id(layer_named(net, "relu6")) == "CpuRef");
   CHECK(optimized->assignment(layer_named(net, "relu6")).level == 0);
-  CHECK_THAT(optimized->to_string(), Catch::Contains("relu6 (Activation) Float32 [4] -> CpuRef (Float32); Picky: runs ReLU only"));
+  CHECK_THAT(optimized->to_string(),
+             Catch::Contains("relu6 (Activation) Float32 [4] -> CpuRef (Float32); Picky: runs ReLU only"));
   const auto out = run_small(*optimized);
   for (float y : out) CHECK(y == Approx(0.0f).margin(1e-12));
 }
@@ -284,7 +289,8 @@ struct kiln::Workload<ops::Transpose, Float32TransposeBackend, DataType::Float32
   }
 };
 
-TEST_CASE("Workloads are chosen by op and data type, and a data type a backend lacks falls back", "[optimizer][data-types]") {
+TEST_CASE("Workloads are chosen by op and data type, and a data type a backend lacks falls back",
+          "[optimizer][data-types]") {
   static_assert(has_own_workload_v<ops::Transpose, Float32TransposeBackend, DataType::Float32>);
   static_assert(!has_own_workload_v<ops::Transpose, Float32TransposeBackend, DataType::QAsymmS8>);
   static_assert(has_own_workload_v<ops::Transpose, RefBackend, DataType::QAsymmS8>);
@@ -298,9 +304,12 @@ TEST_CASE("Workloads are chosen by op and data type, and a data type a backend l
   auto optimized = Accelerated::optimize(std::move(net));
   REQUIRE(optimized);
   const std::string text = optimized->to_string();
-  CHECK_THAT(text, Catch::Contains("int8_transpose (Transpose) QAsymmS8 [3, 2] -> CpuRef (QAsymmS8); F32Acc: no QAsymmS8 workload"));
+  CHECK_THAT(
+      text,
+      Catch::Contains("int8_transpose (Transpose) QAsymmS8 [3, 2] -> CpuRef (QAsymmS8); F32Acc: no QAsymmS8 workload"));
   CHECK_THAT(text, Catch::Contains("float_transpose (Transpose) Float32 [3, 2] -> F32Acc (Float32)\n"));
-  CHECK(optimized->assignment(layer_named(optimized->network(), "int8_transpose")).workload->data_type == DataType::QAsymmS8);
+  CHECK(optimized->assignment(layer_named(optimized->network(), "int8_transpose")).workload->data_type ==
+        DataType::QAsymmS8);
 
   Accelerated runtime;
   auto id = runtime.load(*optimized);
@@ -329,7 +338,9 @@ TEST_CASE("An OpSet limits the ops a Runtime compiles and accepts", "[optimizer]
   auto too_small = optimize<OpSet<ops::Activation>, RefBackend>(small_network());
   REQUIRE_FALSE(too_small);
   CHECK(too_small.status().message() ==
-        "layer 'exp' (ElementwiseUnary): ElementwiseUnary is not in this program's OpSet; add kiln::ops::ElementwiseUnary to it");
+        "layer 'exp' (ElementwiseUnary): ElementwiseUnary is not in this program's OpSet; add "
+        "kiln::ops::ElementwiseUnary to it");
   // Runtime<B...> and Runtime<AllOps, B...> take the same optimized network.
-  static_assert(std::same_as<Runtime<RefBackend>::OptimizedNetworkType, Runtime<AllOps, RefBackend>::OptimizedNetworkType>);
+  static_assert(
+      std::same_as<Runtime<RefBackend>::OptimizedNetworkType, Runtime<AllOps, RefBackend>::OptimizedNetworkType>);
 }

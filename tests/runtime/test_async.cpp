@@ -63,8 +63,10 @@ TEST_CASE("Handles of one network execute concurrently and match serial runs", "
         std::vector<float> y(async.output.num_elements());
         const InputBinding in[] = {{0, {async.input, x.data()}}};
         const OutputBinding out[] = {{0, {async.output, y.data()}}};
-        if (!runtime.execute(**handle, in, out)) ++failures[t];
-        else if (y != expected[static_cast<std::size_t>(which)]) ++mismatches[t];
+        if (!runtime.execute(**handle, in, out))
+          ++failures[t];
+        else if (y != expected[static_cast<std::size_t>(which)])
+          ++mismatches[t];
       }
     });
   for (auto& thread : pool) thread.join();
@@ -123,7 +125,8 @@ TEST_CASE("A handle stays usable after a failed execute and refuses once its net
   const InputBinding in[] = {{0, {net.input, x.data()}}};
   const OutputBinding out[] = {{0, {net.output, y.data()}}};
   const InputBinding wrong[] = {{3, {net.input, x.data()}}};
-  CHECK(runtime.execute(**handle, wrong, out).message() == "input binding 3 does not exist; this network has inputs [0]");
+  CHECK(runtime.execute(**handle, wrong, out).message() ==
+        "input binding 3 does not exist; this network has inputs [0]");
   CHECK(runtime.execute(**handle, in, out));
   REQUIRE(runtime.unload(net.id));
   CHECK(runtime.execute(**handle, in, out).message() ==

@@ -20,7 +20,8 @@ Outcome run_on_ref(Network net, MemoryPlanner planner = MemoryPlanner::of<Greedy
   auto optimized = optimize<RefBackend>(std::move(net));
   REQUIRE(optimized);
   for (LayerId id : optimized->execution_order())
-    if (optimized->backend_index(id) != OptimizedNetwork<RefBackend>::no_backend) CHECK(optimized->backend_id(id) == "CpuRef");
+    if (optimized->backend_index(id) != OptimizedNetwork<RefBackend>::no_backend)
+      CHECK(optimized->backend_id(id) == "CpuRef");
   Runtime<RefBackend> runtime;
   auto id = runtime.load(*optimized, {planner});
   REQUIRE(id);
@@ -106,7 +107,8 @@ TEST_CASE("The example networks on NeonBackend match RefBackend, every layer wit
         REQUIRE(runtime.enqueue(*id, in, out));
         const Outcome reference = run_on_ref(build());
         check_probabilities(output);
-        for (std::size_t i = 0; i < output.size(); ++i) REQUIRE(output[i] == Approx(reference.output[i]).margin(1e-6).epsilon(1e-4));
+        for (std::size_t i = 0; i < output.size(); ++i)
+          REQUIRE(output[i] == Approx(reference.output[i]).margin(1e-6).epsilon(1e-4));
       }
     }
   }

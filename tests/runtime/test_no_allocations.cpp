@@ -32,8 +32,12 @@ void* allocate_or_throw(std::size_t size, std::size_t alignment) {
 
 void* operator new(std::size_t size) { return allocate_or_throw(size, 0); }
 void* operator new[](std::size_t size) { return allocate_or_throw(size, 0); }
-void* operator new(std::size_t size, std::align_val_t a) { return allocate_or_throw(size, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t size, std::align_val_t a) { return allocate_or_throw(size, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t size, std::align_val_t a) {
+  return allocate_or_throw(size, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t size, std::align_val_t a) {
+  return allocate_or_throw(size, static_cast<std::size_t>(a));
+}
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return allocate(size, 0); }
 void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return allocate(size, 0); }
 void* operator new(std::size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {

@@ -70,7 +70,8 @@ TEST_CASE("Binding infos and the device spec are reported", "[runtime]") {
   CHECK(*runtime.input_info(id, 7) == TensorInfo{{3}});
   CHECK(*runtime.output_info(id, 3) == TensorInfo{{3}});
   CHECK(runtime.input_info(id, 0).status().message() == "input binding 0 does not exist; this network has inputs [7]");
-  CHECK(runtime.output_info(id, 7).status().message() == "output binding 7 does not exist; this network has outputs [3]");
+  CHECK(runtime.output_info(id, 7).status().message() ==
+        "output binding 7 does not exist; this network has outputs [3]");
   const DeviceSpec spec = Runtime<RefBackend>::device_spec();
   REQUIRE(spec.backends.size() == 1);
   CHECK(spec.backends[0].id == "CpuRef");
@@ -187,8 +188,10 @@ TEST_CASE("enqueue is safe from several threads, also while the network is unloa
         const OutputBinding out[] = {{3, {{{3}}, y}}};
         Status status = runtime.enqueue(id, in, out);
         if (!status) {
-          if (status.code() == ErrorCode::NotFound) ++not_found;
-          else ++wrong;
+          if (status.code() == ErrorCode::NotFound)
+            ++not_found;
+          else
+            ++wrong;
           continue;
         }
         if (y[0] != 10 + t || y[1] != 20 + i || y[2] != 30) ++wrong;

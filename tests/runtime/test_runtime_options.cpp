@@ -16,7 +16,7 @@ struct CountingAllocator {
   std::size_t live = 0, peak = 0, allocations = 0;
   std::map<void*, std::size_t> blocks;
   void* allocate(std::size_t size, std::size_t alignment) {
-    void* p = ::operator new(size, std::align_val_t{alignment});
+    void* p = ::operator new (size, std::align_val_t{alignment});
     blocks[p] = size;
     live += size;
     peak = std::max(peak, live);
@@ -28,7 +28,7 @@ struct CountingAllocator {
     CHECK(blocks[p] == size);
     blocks.erase(p);
     live -= size;
-    ::operator delete(p, std::align_val_t{alignment});
+    ::operator delete (p, std::align_val_t{alignment});
   }
 };
 
@@ -74,7 +74,8 @@ TEST_CASE("Every byte goes through the user's allocator and comes back at unload
 TEST_CASE("Switching networks can release the previous one's working memory", "[runtime][allocator]") {
   for (bool release : {false, true}) {
     CountingAllocator counting;
-    Runtime<RefBackend> runtime({.host_allocator = AllocatorRef<HostMemory>(counting), .release_working_memory_on_switch = release});
+    Runtime<RefBackend> runtime(
+        {.host_allocator = AllocatorRef<HostMemory>(counting), .release_working_memory_on_switch = release});
     auto a = runtime.load(*optimize<RefBackend>(examples::mlp()));
     auto b = runtime.load(*optimize<RefBackend>(examples::mlp()));
     REQUIRE((a && b));
@@ -206,7 +207,8 @@ TEST_CASE("Backend contexts hear about loads and unloads; a refusal cancels the 
   CHECK(y == std::vector<float>{0, 0, 2, 4});
   REQUIRE(runtime.unload(*id));
   custom::Context& context = runtime.context<SequentialBackend>();
-  CHECK(context.events == std::vector<std::string>{"before_load 5", "after_load 0", "before_unload 0", "after_unload 0"});
+  CHECK(context.events ==
+        std::vector<std::string>{"before_load 5", "after_load 0", "before_unload 0", "after_unload 0"});
 
   context.refuse = true;
   auto refused = runtime.load(*optimized);

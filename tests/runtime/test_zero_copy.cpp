@@ -170,13 +170,15 @@ TEST_CASE("Pre-imported buffers are checked once and read and written in place",
   REQUIRE(runtime.clear_imported_outputs(id, *out_ids));
 }
 
-TEST_CASE("Pre-importing refuses unknown bindings, misaligned buffers and networks without import", "[runtime][import][errors]") {
+TEST_CASE("Pre-importing refuses unknown bindings, misaligned buffers and networks without import",
+          "[runtime][import][errors]") {
   SpyRuntime runtime;
   const NetworkId id = load_relu(runtime, true);
   Buffer buffer{};
   const TensorInfo info{{16}};
   const InputBinding unknown[] = {{4, {info, buffer.values}}};
-  CHECK(runtime.import_inputs(id, unknown).status().message() == "input binding 4 does not exist; this network has inputs [0]");
+  CHECK(runtime.import_inputs(id, unknown).status().message() ==
+        "input binding 4 does not exist; this network has inputs [0]");
   const InputBinding misaligned[] = {{0, {info, buffer.values + 1}}};
   CHECK(runtime.import_inputs(id, misaligned).status().message() ==
         "pre-imported input binding 0 needs a non-null buffer aligned to 64 bytes");

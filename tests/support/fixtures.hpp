@@ -32,7 +32,9 @@ struct FixtureCase {
     if (i >= v.size()) FAIL("fixture case " << name << " parameter " << key << " has no entry " << i);
     return v[i];
   }
-  std::uint32_t u32(const std::string& key, std::size_t i = 0) const { return static_cast<std::uint32_t>(value(key, i)); }
+  std::uint32_t u32(const std::string& key, std::size_t i = 0) const {
+    return static_cast<std::uint32_t>(value(key, i));
+  }
   std::int64_t i64(const std::string& key, std::size_t i = 0) const { return static_cast<std::int64_t>(value(key, i)); }
   float f32(const std::string& key, std::size_t i = 0) const { return static_cast<float>(value(key, i)); }
   bool flag(const std::string& key) const { return value(key) != 0.0; }

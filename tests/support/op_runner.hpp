@@ -91,12 +91,12 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
                           ? net.add_constant<std::byte>(inputs[i].info, inputs[i].bytes, "constant" + std::to_string(i))
                           : net.add_input(static_cast<BindingId>(i), inputs[i].info, "input" + std::to_string(i));
     if (auto s = net.connect(slot, layer, i); !s) return s;
-    if (!inputs[i].constant)
-      feeds.push_back({static_cast<BindingId>(i), {inputs[i].info, inputs[i].bytes.data()}});
+    if (!inputs[i].constant) feeds.push_back({static_cast<BindingId>(i), {inputs[i].info, inputs[i].bytes.data()}});
   }
   const std::size_t outputs = ops::num_outputs<Op>(params);
   for (std::size_t i = 0; i < outputs; ++i)
-    net.add_output(static_cast<BindingId>(i), net.output(layer, static_cast<std::uint32_t>(i)), "output" + std::to_string(i));
+    net.add_output(static_cast<BindingId>(i), net.output(layer, static_cast<std::uint32_t>(i)),
+                   "output" + std::to_string(i));
 
   auto run = [&]<class... Bs>(std::type_identity<Runtime<Bs...>>) -> Expected<std::vector<TestTensor>> {
     auto optimized = Runtime<Bs...>::optimize(std::move(net), {{Backend::id}});
@@ -123,8 +123,10 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
     if (auto status = runtime.enqueue(*id, feeds, sinks); !status) return status;
     return results;
   };
-  if constexpr (std::same_as<Backend, RefBackend>) return run(std::type_identity<Runtime<OpSet<Op>, RefBackend>>{});
-  else return run(std::type_identity<Runtime<OpSet<Op>, Backend, RefBackend>>{});
+  if constexpr (std::same_as<Backend, RefBackend>)
+    return run(std::type_identity<Runtime<OpSet<Op>, RefBackend>>{});
+  else
+    return run(std::type_identity<Runtime<OpSet<Op>, Backend, RefBackend>>{});
 }
 
 /// Checks `actual` against `expected` element by element: |a - e| <= atol + rtol * |e|, NaNs equal.
@@ -146,7 +148,8 @@ inline void check_close(const TestTensor& actual, const TestTensor& expected, do
     }
   }
   INFO("max abs error " << max_abs << ", max rel error " << max_rel << "; first bad index " << first_bad
-                        << (bad ? " (got " + std::to_string(a[first_bad]) + ", expected " + std::to_string(e[first_bad]) + ")"
+                        << (bad ? " (got " + std::to_string(a[first_bad]) + ", expected " +
+                                      std::to_string(e[first_bad]) + ")"
                                 : std::string()));
   CHECK(bad == 0);
 }
@@ -193,7 +196,8 @@ void check_against_ref(const typename Op::Params& params, const std::vector<Test
   REQUIRE(one_thread->size() == expected->size());
   for (std::size_t i = 0; i < expected->size(); ++i) {
     INFO("output " << i);
-    const bool same_bytes_for_1_and_3_threads = (*one_thread)[i].bytes == (*three_threads)[i].bytes;  // not the vectors: TAP lines
+    const bool same_bytes_for_1_and_3_threads =
+        (*one_thread)[i].bytes == (*three_threads)[i].bytes;  // not the vectors: TAP lines
     CHECK(same_bytes_for_1_and_3_threads);
     check_close((*one_thread)[i], (*expected)[i], rtol, atol);
   }

@@ -82,7 +82,8 @@ kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, boo
   options.backends = args.get("backend").value_or("");
   auto threads = number(args, "threads", 0);
   if (!threads) return threads.status();
-  if (*threads < 0 || *threads > 1024) return Status::error(kiln::ErrorCode::InvalidArgument, "--threads must be 0 to 1024");
+  if (*threads < 0 || *threads > 1024)
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--threads must be 0 to 1024");
   options.threads = static_cast<int>(*threads);
   options.profiling = profiling;
   return Session::open(args.positional.at(0), options);
@@ -143,7 +144,8 @@ int check_command(const Arguments& args) {
   std::error_code error;
   std::vector<std::filesystem::path> sets;
   for (const auto& entry : std::filesystem::directory_iterator(args.positional[1], error))
-    if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_")) sets.push_back(entry.path());
+    if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_"))
+      sets.push_back(entry.path());
   if (error) return fail(kiln::detail::str_cat("cannot read '", args.positional[1], "': ", error.message()));
   if (sets.empty()) return fail(kiln::detail::str_cat("'", args.positional[1], "' has no test_data_set_* folders"));
   std::ranges::sort(sets);
@@ -154,9 +156,11 @@ int check_command(const Arguments& args) {
     auto data = kiln::onnx::read_test_data_set(set.string());
     if (!data) return fail(data.status());
     auto outputs = (*session)->make_outputs();
-    if (auto status = (*session)->run(data->inputs, outputs); !status) return fail(status.with_context(set.filename().string()));
+    if (auto status = (*session)->run(data->inputs, outputs); !status)
+      return fail(status.with_context(set.filename().string()));
     if (data->outputs.size() != outputs.size())
-      return fail(kiln::detail::str_cat(set.string(), " has ", data->outputs.size(), " outputs; the model ", outputs.size()));
+      return fail(
+          kiln::detail::str_cat(set.string(), " has ", data->outputs.size(), " outputs; the model ", outputs.size()));
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       const auto& expected = data->outputs[i];
       const auto c = kiln::onnx::compare(outputs[i], expected, *rtol, *atol);
@@ -179,14 +183,17 @@ struct Latency {
 };
 Latency summarize(std::vector<double> times) {
   std::ranges::sort(times);
-  auto at = [&](double q) { return times[std::min(times.size() - 1, static_cast<std::size_t>(q * static_cast<double>(times.size())))]; };
+  auto at = [&](double q) {
+    return times[std::min(times.size() - 1, static_cast<std::size_t>(q * static_cast<double>(times.size())))];
+  };
   return {times.front(), at(0.5), at(0.9)};
 }
 
 void progress(int done, int total) {
   constexpr int width = 40;
   const int filled = total == 0 ? width : done * width / total;
-  std::fprintf(stderr, "\r[%.*s%*s] %d/%d", filled, "########################################", width - filled, "", done, total);
+  std::fprintf(stderr, "\r[%.*s%*s] %d/%d", filled, "########################################", width - filled, "",
+               done, total);
   if (done == total) std::fprintf(stderr, "\r%*s\r", width + 24, "");
   std::fflush(stderr);
 }
@@ -226,16 +233,18 @@ int inspect_command(const Arguments& args) {
   std::printf("model %s: ONNX opset %lld, producer '%s', %zu nodes (%zu folded into constants at import)\n",
               args.positional[0].c_str(), static_cast<long long>(model.opset), model.producer.c_str(), model.num_nodes,
               model.num_folded);
-  for (const auto& in : model.inputs) std::printf("  input %u '%s': %s\n", in.binding, in.name.c_str(), in.info.to_string().c_str());
+  for (const auto& in : model.inputs)
+    std::printf("  input %u '%s': %s\n", in.binding, in.name.c_str(), in.info.to_string().c_str());
   for (const auto& out : model.outputs)
     std::printf("  output %u '%s': %s\n", out.binding, out.name.c_str(), out.info.to_string().c_str());
   std::printf("\noptimized network (layer -> backend, output shapes):\n%s\n", (*session)->network_text().c_str());
   const auto memory = *(*session)->runtime().memory_summary((*session)->id());
-  std::printf("memory plan (%.*s): %zu tensors, arena %llu B, lower bound %llu B, one block per tensor %llu B; "
-              "constants %llu B\n",
-              static_cast<int>(memory.strategy.size()), memory.strategy.data(), memory.tensors,
-              static_cast<unsigned long long>(memory.arena_bytes), static_cast<unsigned long long>(memory.lower_bound_bytes),
-              static_cast<unsigned long long>(memory.unplanned_bytes), static_cast<unsigned long long>(memory.constant_bytes));
+  std::printf(
+      "memory plan (%.*s): %zu tensors, arena %llu B, lower bound %llu B, one block per tensor %llu B; "
+      "constants %llu B\n",
+      static_cast<int>(memory.strategy.size()), memory.strategy.data(), memory.tensors,
+      static_cast<unsigned long long>(memory.arena_bytes), static_cast<unsigned long long>(memory.lower_bound_bytes),
+      static_cast<unsigned long long>(memory.unplanned_bytes), static_cast<unsigned long long>(memory.constant_bytes));
   if (memory.device_tensors > 0)
     std::printf("device memory: %zu tensors, arena %llu B, lower bound %llu B\n", memory.device_tensors,
                 static_cast<unsigned long long>(memory.device_arena_bytes),
@@ -319,13 +328,14 @@ int eval_command(const Arguments& args) {
     auto session = open_session(one);
     if (!session) return fail(session.status());
     const auto& model = (*session)->model();
-    if (model.inputs.size() != 1 || model.outputs.size() != 1) return fail("eval takes a model with one input and one output");
+    if (model.inputs.size() != 1 || model.outputs.size() != 1)
+      return fail("eval takes a model with one input and one output");
     const kiln::TensorInfo in_info = model.inputs[0].info;
     const kiln::TensorInfo out_info = model.outputs[0].info;
     if (in_info.rank() == 0 || in_info.shape[0] != 1 || images->info.rank() != in_info.rank() ||
         images->info.type != in_info.type || images->info.num_bytes() % in_info.num_bytes() != 0)
-      return fail(kiln::detail::str_cat("the examples ", images->info.to_string(), " are not a batch of the model's input ",
-                                        in_info.to_string()));
+      return fail(kiln::detail::str_cat("the examples ", images->info.to_string(),
+                                        " are not a batch of the model's input ", in_info.to_string()));
     if (out_info.type != kiln::DataType::Float32) return fail("eval needs a Float32 output");
     const std::size_t count = images->info.num_bytes() / in_info.num_bytes();
     const std::size_t classes = out_info.num_elements();
@@ -347,7 +357,8 @@ int eval_command(const Arguments& args) {
       if (reference) {
         const std::span<const float> expected = row(*reference, i, classes);
         agree += argmax(expected) == predicted;
-        for (std::size_t k = 0; k < classes; ++k) max_diff = std::max(max_diff, std::abs(double{logits[k]} - expected[k]));
+        for (std::size_t k = 0; k < classes; ++k)
+          max_diff = std::max(max_diff, std::abs(double{logits[k]} - expected[k]));
       }
     }
     const Latency l = summarize(times);
@@ -356,8 +367,9 @@ int eval_command(const Arguments& args) {
       std::snprintf(text, sizeof text, "%.2f", 100.0 * static_cast<double>(n) / static_cast<double>(count));
       return std::string(text);
     };
-    std::printf("%-8s %9s%% %11s%% %14.3g %12.4f %12.4f %10.1f\n", backend.c_str(), labels ? percent(correct).c_str() : "-",
-                reference ? percent(agree).c_str() : "-", reference ? max_diff : 0.0, l.median, l.p90, (*session)->load_ms());
+    std::printf("%-8s %9s%% %11s%% %14.3g %12.4f %12.4f %10.1f\n", backend.c_str(),
+                labels ? percent(correct).c_str() : "-", reference ? percent(agree).c_str() : "-",
+                reference ? max_diff : 0.0, l.median, l.p90, (*session)->load_ms());
     if (reference && agree != count) status_code = 1;
   }
   return status_code;
@@ -380,8 +392,8 @@ int main(int argc, char** argv) {
       args.positional.emplace_back(arg);
     }
   }
-  constexpr std::string_view known_options[] = {"backend", "threads", "input", "output", "rtol", "atol",
-                                                "iterations", "warmup", "profile", "labels", "reference"};
+  constexpr std::string_view known_options[] = {"backend",    "threads", "input",   "output", "rtol",     "atol",
+                                                "iterations", "warmup",  "profile", "labels", "reference"};
   for (const auto& [name, values] : args.options)
     if (std::ranges::find(known_options, name) == std::end(known_options))
       return fail(kiln::detail::str_cat("unknown option --", name, " (kiln --help lists them)"));

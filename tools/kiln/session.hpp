@@ -44,7 +44,8 @@ inline Expected<std::vector<std::string_view>> parse_backends(std::string_view l
     if (found == known.end()) {
       std::string names;
       for (const auto& b : known) names += kiln::detail::str_cat(names.empty() ? "" : ", ", b.name);
-      return Status::error(ErrorCode::NotFound, "backend '", name, "' is not compiled into this kiln (it has ", names, ")");
+      return Status::error(ErrorCode::NotFound, "backend '", name, "' is not compiled into this kiln (it has ", names,
+                           ")");
     }
     if (!found->available)
       return Status::error(ErrorCode::Unsupported, "backend '", name, "' is not available on this machine",
@@ -112,8 +113,8 @@ class Session {
   /// Runs one inference; inputs in the model's input order, each checked against its info.
   Status run(std::span<const onnx::HostTensor> inputs, std::vector<onnx::HostTensor>& outputs) {
     if (inputs.size() != model_.inputs.size())
-      return Status::error(ErrorCode::InvalidArgument, "the model has ", model_.inputs.size(), " inputs; ", inputs.size(),
-                           " were given");
+      return Status::error(ErrorCode::InvalidArgument, "the model has ", model_.inputs.size(), " inputs; ",
+                           inputs.size(), " were given");
     std::vector<InputBinding> in;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const auto& expected = model_.inputs[i];
@@ -123,7 +124,8 @@ class Session {
       if (expected.used) in.push_back({expected.binding, {expected.info, inputs[i].data.data()}});
     }
     std::vector<OutputBinding> out;
-    for (std::size_t i = 0; i < outputs.size(); ++i) out.push_back({model_.outputs[i].binding, {outputs[i].info, outputs[i].data.data()}});
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      out.push_back({model_.outputs[i].binding, {outputs[i].info, outputs[i].data.data()}});
     return runtime_.enqueue(id_, in, out);
   }
 
@@ -135,7 +137,8 @@ class Session {
     for (const auto& in : model_.inputs) {
       onnx::HostTensor t{in.name, in.info, std::vector<std::byte>(in.info.num_bytes())};
       if (in.info.type == DataType::Float32)
-        for (float& v : std::span(reinterpret_cast<float*>(t.data.data()), in.info.num_elements())) v = uniform(generator);
+        for (float& v : std::span(reinterpret_cast<float*>(t.data.data()), in.info.num_elements()))
+          v = uniform(generator);
       else if (in.info.type == DataType::Boolean)
         for (std::size_t i = 0; i < t.data.size(); ++i) t.data[i] = std::byte(i % 2);
       inputs.push_back(std::move(t));

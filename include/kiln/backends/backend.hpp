@@ -56,8 +56,8 @@ inline constexpr bool has_host_memory_v = std::same_as<typename B::memory, HostM
 /// What a backend can do beyond running workloads, stated at compile time as
 /// `static constexpr BackendCapabilities capabilities{...}` (all true when a backend says nothing).
 struct BackendCapabilities {
-  bool async_execution = true;  ///< workloads may run concurrently on different working memories
-  bool profiling = true;        ///< per-workload timing is meaningful
+  bool async_execution = true;     ///< workloads may run concurrently on different working memories
+  bool profiling = true;           ///< per-workload timing is meaningful
   bool import_host_memory = true;  ///< workloads may read network inputs straight from user buffers
   bool export_host_memory = true;  ///< workloads may write network outputs straight into user buffers
 };
@@ -83,15 +83,22 @@ concept Backend = requires {
   { B::id } -> std::convertible_to<std::string_view>;
   { B::alignment } -> std::convertible_to<std::size_t>;
   { B::available() } -> std::same_as<bool>;
-} && std::default_initializable<typename B::context>
-    && (std::same_as<typename B::memory, HostMemory> || DeviceMemoryContext<typename B::context>)
-    && (!requires { B::capabilities; } || requires { { B::capabilities } -> std::convertible_to<BackendCapabilities>; }) && (B::alignment > 0) && ((B::alignment & (B::alignment - 1)) == 0);
+}
+&&std::default_initializable<typename B::context> &&
+    (std::same_as<typename B::memory, HostMemory> || DeviceMemoryContext<typename B::context>)&&(
+        !requires { B::capabilities; } ||
+        requires {
+          { B::capabilities } -> std::convertible_to<BackendCapabilities>;
+        }) &&
+    (B::alignment > 0) && ((B::alignment & (B::alignment - 1)) == 0);
 
 /// The capabilities a backend states, or the defaults.
 template <class B>
 constexpr BackendCapabilities capabilities_of() {
-  if constexpr (requires { B::capabilities; }) return B::capabilities;
-  else return {};
+  if constexpr (requires { B::capabilities; })
+    return B::capabilities;
+  else
+    return {};
 }
 
 /// What the runtime may ask of a backend's context, with its type erased: the DeviceMemoryContext
@@ -111,12 +118,14 @@ struct ContextHooks {
     ContextHooks hooks;
     if constexpr (DeviceMemoryContext<Context>) {
       hooks.arena_alignment = [](void* c) -> std::size_t { return static_cast<Context*>(c)->arena_alignment(); };
-      hooks.allocate_arena = [](void* c, std::uint64_t bytes) { return static_cast<Context*>(c)->allocate_arena(bytes); };
+      hooks.allocate_arena = [](void* c, std::uint64_t bytes) {
+        return static_cast<Context*>(c)->allocate_arena(bytes);
+      };
       hooks.read = [](void* c, const void* handle, void* host, std::uint64_t bytes) {
         return static_cast<Context*>(c)->read(handle, host, bytes);
       };
       hooks.finish = [](void* c) { return static_cast<Context*>(c)->finish(); };
-      if constexpr (requires(Context& c, const void* host, std::uint64_t bytes) {
+      if constexpr (requires(Context & c, const void* host, std::uint64_t bytes) {
                       { c.import_host(host, bytes) } -> std::same_as<Expected<DeviceImport>>;
                     })
         hooks.import_host = [](void* c, const void* host, std::uint64_t bytes) {

@@ -36,8 +36,8 @@ struct apply_config<T, Set, TypeList<Bs...>> {
   using type = T<Set, Bs...>;
 };
 template <template <class...> class T, class... Config>
-using with_op_set_t =
-    typename apply_config<T, typename RuntimeConfig<Config...>::op_set, typename RuntimeConfig<Config...>::backends>::type;
+using with_op_set_t = typename apply_config<T, typename RuntimeConfig<Config...>::op_set,
+                                            typename RuntimeConfig<Config...>::backends>::type;
 
 template <class Set>
 struct with_mem_copy;
@@ -57,9 +57,11 @@ inline constexpr std::array<std::string_view, sizeof...(Bs)> backend_ids{Bs::id.
 /// True when B's context can stand in for its fallback's: inherited workloads run with it.
 template <class B>
 constexpr bool context_extends_fallback() {
-  if constexpr (std::is_void_v<typename B::fallback>) return true;
-  else return std::derived_from<typename B::context, typename B::fallback::context> &&
-              context_extends_fallback<typename B::fallback>();
+  if constexpr (std::is_void_v<typename B::fallback>)
+    return true;
+  else
+    return std::derived_from<typename B::context, typename B::fallback::context> &&
+           context_extends_fallback<typename B::fallback>();
 }
 
 template <Backend... Bs>
@@ -87,7 +89,7 @@ constexpr bool check_backend_pack() {
     static_assert(all_ops_supported_v<Last, Set>,
                   "kiln: the last backend of a Runtime is the fallback of last resort and must implement every op "
                   "of its OpSet (end the list with kiln::RefBackend)");
-    static_assert(((has_host_memory_v<Bs> || supports_v<ops::MemCopy, Bs>) && ...),
+    static_assert(((has_host_memory_v<Bs> || supports_v<ops::MemCopy, Bs>)&&...),
                   "kiln: a backend with device memory must implement MemCopy (host -> device and device -> host), "
                   "which optimize() inserts where a tensor crosses to or from its memory");
     static_assert(has_host_memory_v<Last>, "kiln: the last backend of a Runtime must use host memory (RefBackend)");
@@ -139,8 +141,10 @@ struct PackDescription {
 
 template <class B>
 constexpr std::size_t chain_length() {
-  if constexpr (std::is_void_v<typename B::fallback>) return 1;
-  else return 1 + chain_length<typename B::fallback>();
+  if constexpr (std::is_void_v<typename B::fallback>)
+    return 1;
+  else
+    return 1 + chain_length<typename B::fallback>();
 }
 
 /// B's chain, level by level, for a Runtime running Set.

@@ -2,8 +2,8 @@
 // The backends this build of kiln has (config.hpp: KILN_WITH_NEON, KILN_WITH_CL), as one type list.
 #pragma once
 
-#include "kiln/config.hpp"
 #include "kiln/backends/ref/ref_backend.hpp"
+#include "kiln/config.hpp"
 #if KILN_WITH_NEON
 #include "kiln/backends/neon/neon_backend.hpp"
 #endif

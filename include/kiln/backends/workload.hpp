@@ -92,7 +92,8 @@ template <class Op, class Backend>
 constexpr bool has_any_own_workload() {
   return []<std::size_t... I>(std::index_sequence<I...>) {
     return (has_own_workload_v<Op, Backend, all_data_types[I]> || ...);
-  }(std::make_index_sequence<std::size(all_data_types)>{});
+  }
+  (std::make_index_sequence<std::size(all_data_types)>{});
 }
 }  // namespace detail
 
@@ -101,18 +102,22 @@ constexpr bool has_any_own_workload() {
 /// counts as running every op.
 template <class Op, class Backend>
 constexpr bool supports() {
-  if constexpr (std::is_void_v<Backend>) return false;
-  else if constexpr (workloads_compiled_v<Backend>) return true;
-  else return detail::has_any_own_workload<Op, Backend>() || supports<Op, typename Backend::fallback>();
+  if constexpr (std::is_void_v<Backend>)
+    return false;
+  else if constexpr (workloads_compiled_v<Backend>)
+    return true;
+  else
+    return detail::has_any_own_workload<Op, Backend>() || supports<Op, typename Backend::fallback>();
 }
 template <class Op, class Backend>
 inline constexpr bool supports_v = supports<Op, Backend>();
 
 namespace detail {
-template <class Backend, class Set> struct all_ops_supported;
+template <class Backend, class Set>
+struct all_ops_supported;
 template <class Backend, class... Ops>
 struct all_ops_supported<Backend, OpSet<Ops...>> {
-  static constexpr bool value = ((ops::is_structural_v<Ops> || supports_v<Ops, Backend>) && ...);
+  static constexpr bool value = ((ops::is_structural_v<Ops> || supports_v<Ops, Backend>)&&...);
 };
 }  // namespace detail
 

@@ -51,7 +51,9 @@ class ErasedWorkload {
     ErasedWorkload erased;
     erased.state_ = State(new Type(std::forward<W>(workload)), {[](void* p) { delete static_cast<Type*>(p); }});
     erased.run_ = &run_as<Type, Context>;
-    if constexpr (requires(const Type& w) { { w.scratch(context) } -> std::same_as<ScratchSize>; })
+    if constexpr (requires(const Type& w) {
+                    { w.scratch(context) } -> std::same_as<ScratchSize>;
+                  })
       erased.scratch_ = static_cast<const Type*>(erased.state_.get())->scratch(context);
     return erased;
   }
@@ -70,11 +72,15 @@ class ErasedWorkload {
     const W& w = *static_cast<const W*>(state);
     Context& ctx = *static_cast<Context*>(context);
     if constexpr (requires { w.run(in, out, ctx, scratch); }) {
-      if constexpr (std::same_as<decltype(w.run(in, out, ctx, scratch)), Status>) return w.run(in, out, ctx, scratch);
-      else w.run(in, out, ctx, scratch);
+      if constexpr (std::same_as<decltype(w.run(in, out, ctx, scratch)), Status>)
+        return w.run(in, out, ctx, scratch);
+      else
+        w.run(in, out, ctx, scratch);
     } else {
-      if constexpr (std::same_as<decltype(w.run(in, out, ctx)), Status>) return w.run(in, out, ctx);
-      else w.run(in, out, ctx);
+      if constexpr (std::same_as<decltype(w.run(in, out, ctx)), Status>)
+        return w.run(in, out, ctx);
+      else
+        w.run(in, out, ctx);
     }
     return Status::ok();
   }
@@ -106,21 +112,25 @@ inline constexpr bool is_expected_v<Expected<T>> = true;
 /// What a workload type W must provide to run op Op with Context (see Workload). Its create may
 /// make a base of W that holds the code W shares with other data types' workloads.
 template <class W, class Op, class Context>
-concept WorkloadFor =
-    (std::constructible_from<W, const WorkloadInfo<Op>&> ||
-     requires(const WorkloadInfo<Op>& info, Context& context) {
-       requires is_expected_v<decltype(W::create(info, context))>;
-     }) &&
-    requires(const W& w, std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
-             std::span<std::byte> scratch) {
-      requires requires { w.run(in, out, context); } || requires { w.run(in, out, context, scratch); };
-    };
+concept WorkloadFor = (std::constructible_from<W, const WorkloadInfo<Op>&> ||
+                       requires(const WorkloadInfo<Op>& info, Context& context) {
+                         requires is_expected_v<decltype(W::create(info, context))>;
+                       }) &&
+                      requires(const W& w, std::span<const ConstTensor> in, std::span<const Tensor> out,
+                               Context& context, std::span<std::byte> scratch) {
+  requires requires { w.run(in, out, context); } || requires {
+    w.run(in, out, context, scratch);
+  };
+};
 
 template <class Op, class W>
 Status entry_is_supported(const LayerInfo& layer) {
-  if constexpr (requires(const WorkloadInfo<Op>& info) { { W::is_supported(info) } -> std::same_as<Status>; })
+  if constexpr (requires(const WorkloadInfo<Op>& info) {
+                  { W::is_supported(info) } -> std::same_as<Status>;
+                })
     return W::is_supported(layer.as<Op>());
-  else return Status::ok();
+  else
+    return Status::ok();
 }
 
 template <class Op, class W, class Context>
@@ -138,9 +148,10 @@ Expected<ErasedWorkload> entry_create(const LayerInfo& layer, void* context) {
 /// The entry of workload W, which `Owner`'s code provides for Op in Type and runs with Context.
 template <class Op, class W, DataType Type, class Context>
 constexpr WorkloadEntry entry_of(std::string_view owner) {
-  static_assert(WorkloadFor<W, Op, Context>,
-                "kiln: a workload needs a constructor from WorkloadInfo<Op> (or a static create(info, context) "
-                "returning an Expected) and a const run(inputs, outputs, context[, scratch]); see backends/workload.hpp");
+  static_assert(
+      WorkloadFor<W, Op, Context>,
+      "kiln: a workload needs a constructor from WorkloadInfo<Op> (or a static create(info, context) "
+      "returning an Expected) and a const run(inputs, outputs, context[, scratch]); see backends/workload.hpp");
   return {owner, Type, &entry_is_supported<Op, W>, &entry_create<Op, W, Context>};
 }
 

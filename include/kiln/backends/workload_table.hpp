@@ -36,7 +36,8 @@ struct OwnEntries {
     };
     (add.template operator()<all_data_types[I]>(), ...);
     return entries;
-  }(std::make_index_sequence<std::size(all_data_types)>{});
+  }
+  (std::make_index_sequence<std::size(all_data_types)>{});
 };
 
 /// Owner's table over the ops of Set, its workloads taken from WorkloadOf (by default its Workload
@@ -51,7 +52,8 @@ constexpr WorkloadTable table_of() {
         table[Index] = OwnEntries<Op, Owner, WorkloadOf, typename Owner::context>::value;
     };
     (add.template operator()<I>(), ...);
-  }(std::make_index_sequence<ops::op_count>{});
+  }
+  (std::make_index_sequence<ops::op_count>{});
   return table;
 }
 

@@ -62,13 +62,33 @@ constexpr std::string_view to_string(DataType type) noexcept {
 }
 
 /// The C++ type that stores one element of a data type, for the types kernels compute on.
-template <DataType Type> struct element_type;
-template <> struct element_type<DataType::Float32> { using type = float; };
-template <> struct element_type<DataType::Signed32> { using type = std::int32_t; };
-template <> struct element_type<DataType::QAsymmU8> { using type = std::uint8_t; };
-template <> struct element_type<DataType::QAsymmS8> { using type = std::int8_t; };
-template <> struct element_type<DataType::QSymmS8> { using type = std::int8_t; };
-template <> struct element_type<DataType::Boolean> { using type = std::uint8_t; };
-template <DataType Type> using element_type_t = typename element_type<Type>::type;
+template <DataType Type>
+struct element_type;
+template <>
+struct element_type<DataType::Float32> {
+  using type = float;
+};
+template <>
+struct element_type<DataType::Signed32> {
+  using type = std::int32_t;
+};
+template <>
+struct element_type<DataType::QAsymmU8> {
+  using type = std::uint8_t;
+};
+template <>
+struct element_type<DataType::QAsymmS8> {
+  using type = std::int8_t;
+};
+template <>
+struct element_type<DataType::QSymmS8> {
+  using type = std::int8_t;
+};
+template <>
+struct element_type<DataType::Boolean> {
+  using type = std::uint8_t;
+};
+template <DataType Type>
+using element_type_t = typename element_type<Type>::type;
 
 }  // namespace kiln

@@ -3,11 +3,11 @@
 #pragma once
 
 #include <cassert>
-#include <variant>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "kiln/detail/str_cat.hpp"
 
@@ -16,12 +16,12 @@ namespace kiln {
 /// What kind of failure a Status reports; the message says the rest.
 enum class ErrorCode : unsigned char {
   Ok,
-  InvalidArgument,   ///< a value the caller passed is wrong (bad descriptor, wrong buffer size...)
-  InvalidNetwork,    ///< the graph is malformed (unconnected input, cycle, shape mismatch...)
-  NotFound,          ///< an id (network, binding, backend) does not exist
-  Unsupported,       ///< no chosen backend can run this
-  OutOfMemory,       ///< an allocator returned nothing
-  DeviceError,       ///< a backend's device reported a failure
+  InvalidArgument,  ///< a value the caller passed is wrong (bad descriptor, wrong buffer size...)
+  InvalidNetwork,   ///< the graph is malformed (unconnected input, cycle, shape mismatch...)
+  NotFound,         ///< an id (network, binding, backend) does not exist
+  Unsupported,      ///< no chosen backend can run this
+  OutOfMemory,      ///< an allocator returned nothing
+  DeviceError,      ///< a backend's device reported a failure
 };
 
 constexpr std::string_view to_string(ErrorCode code) noexcept {
@@ -88,9 +88,18 @@ class [[nodiscard]] Expected {
   constexpr explicit operator bool() const noexcept { return has_value(); }
 
   /// The value; only call when has_value() (checked by assert in debug builds).
-  constexpr T& value() & { assert(has_value()); return *std::get_if<0>(&storage_); }
-  constexpr const T& value() const& { assert(has_value()); return *std::get_if<0>(&storage_); }
-  constexpr T&& value() && { assert(has_value()); return std::move(*std::get_if<0>(&storage_)); }
+  constexpr T& value() & {
+    assert(has_value());
+    return *std::get_if<0>(&storage_);
+  }
+  constexpr const T& value() const& {
+    assert(has_value());
+    return *std::get_if<0>(&storage_);
+  }
+  constexpr T&& value() && {
+    assert(has_value());
+    return std::move(*std::get_if<0>(&storage_));
+  }
   constexpr T& operator*() & { return value(); }
   constexpr const T& operator*() const& { return value(); }
   constexpr T&& operator*() && { return std::move(*this).value(); }

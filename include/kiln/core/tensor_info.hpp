@@ -34,14 +34,12 @@ constexpr Status validate(const TensorInfo& info) {
     return Status::error(ErrorCode::InvalidArgument, "tensor has ", info.shape.rank(),
                          " dimensions; kiln supports at most ", TensorShape::max_rank);
   if (!info.shape.valid())
-    return Status::error(ErrorCode::InvalidArgument, "tensor has more than ", TensorShape::max_elements,
-                         " elements");
+    return Status::error(ErrorCode::InvalidArgument, "tensor has more than ", TensorShape::max_elements, " elements");
   if (is_quantized(info.type) && info.quantization.empty())
     return Status::error(ErrorCode::InvalidArgument, "quantised tensor of type ", to_string(info.type),
                          " has no quantisation scale");
   for (float scale : info.quantization.scales)
-    if (!(scale > 0.0f))
-      return Status::error(ErrorCode::InvalidArgument, "quantisation scales must be positive");
+    if (!(scale > 0.0f)) return Status::error(ErrorCode::InvalidArgument, "quantisation scales must be positive");
   if (info.quantization.axis && *info.quantization.axis >= info.shape.rank())
     return Status::error(ErrorCode::InvalidArgument, "quantisation axis ", *info.quantization.axis,
                          " is out of range for a tensor of rank ", info.shape.rank());

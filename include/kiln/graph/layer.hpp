@@ -30,8 +30,12 @@ struct OpParams {
 };
 
 namespace detail {
-template <class List> struct op_params_variant;
-template <class... Ops> struct op_params_variant<TypeList<Ops...>> { using type = std::variant<OpParams<Ops>...>; };
+template <class List>
+struct op_params_variant;
+template <class... Ops>
+struct op_params_variant<TypeList<Ops...>> {
+  using type = std::variant<OpParams<Ops>...>;
+};
 }  // namespace detail
 
 /// A layer's op and parameters: one alternative per entry of ops::op_list.
@@ -51,7 +55,8 @@ constexpr decltype(auto) visit_op(Descriptor& descriptor, F&& f) {
       (void)((descriptor.index() == I && (result = f(*std::get_if<I>(&descriptor)), true)) || ...);
       return result;
     }
-  }(std::make_index_sequence<std::variant_size_v<std::remove_cv_t<Descriptor>>>{});
+  }
+  (std::make_index_sequence<std::variant_size_v<std::remove_cv_t<Descriptor>>>{});
 }
 
 /// A node of the graph.
@@ -67,7 +72,9 @@ struct Layer {
     return visit_op(descriptor, [](const auto& d) -> const void* { return &d.value; });
   }
   template <OpDescriptor Op>
-  constexpr bool is() const { return std::holds_alternative<OpParams<Op>>(descriptor); }
+  constexpr bool is() const {
+    return std::holds_alternative<OpParams<Op>>(descriptor);
+  }
   template <OpDescriptor Op>
   constexpr const typename Op::Params* params_if() const {
     auto* d = std::get_if<OpParams<Op>>(&descriptor);

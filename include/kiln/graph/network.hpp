@@ -36,8 +36,10 @@ class Network {
     const auto id = static_cast<LayerId>(layers_.size());
     // Filled in place: GCC 12 cannot move a temporary holding a std::string in a constant expression.
     Layer& layer = layers_.emplace_back();
-    if (name.empty()) layer.name = detail::str_cat(Op::name, '_', id);
-    else layer.name = name;
+    if (name.empty())
+      layer.name = detail::str_cat(Op::name, '_', id);
+    else
+      layer.name = name;
     layer.outputs.resize(ops::num_outputs<Op>(params));
     layer.inputs.resize(num_inputs);
     layer.descriptor = OpParams<Op>{std::move(params)};
@@ -67,7 +69,8 @@ class Network {
 
   /// Adds a layer and connects `inputs` to its input slots in order; returns its first output.
   template <OpDescriptor Op>
-  constexpr OutputSlot add(typename Op::Params params, std::initializer_list<OutputSlot> inputs, std::string_view name = {}) {
+  constexpr OutputSlot add(typename Op::Params params, std::initializer_list<OutputSlot> inputs,
+                           std::string_view name = {}) {
     const LayerId id = add_layer<Op>(std::move(params), inputs.size(), name);
     std::size_t slot = 0;
     for (const OutputSlot& input : inputs) (void)connect(input, id, slot++);
@@ -162,9 +165,10 @@ constexpr Status Network::check_connections() const {
   for (const Layer& layer : layers_) {
     const ops::Arity arity = ops::op_arity(layer.descriptor.index());
     if (layer.inputs.size() < arity.min_inputs || layer.inputs.size() > arity.max_inputs)
-      return Status::error(ErrorCode::InvalidNetwork, layer.describe(), " has ", layer.inputs.size(),
-                           " inputs; it takes ", arity.min_inputs,
-                           arity.min_inputs == arity.max_inputs ? std::string{} : detail::str_cat(" to ", arity.max_inputs));
+      return Status::error(
+          ErrorCode::InvalidNetwork, layer.describe(), " has ", layer.inputs.size(), " inputs; it takes ",
+          arity.min_inputs,
+          arity.min_inputs == arity.max_inputs ? std::string{} : detail::str_cat(" to ", arity.max_inputs));
     for (std::size_t i = 0; i < layer.inputs.size(); ++i)
       if (!layer.inputs[i])
         return Status::error(ErrorCode::InvalidNetwork, "input ", i, " of ", layer.describe(), " is not connected");
@@ -184,8 +188,8 @@ constexpr Status Network::check_bindings() const {
     for (std::size_t i = 1; i < list->size(); ++i)
       if ((*list)[i].first == (*list)[i - 1].first)
         return Status::error(ErrorCode::InvalidNetwork, list == &inputs ? "input" : "output", " binding id ",
-                             (*list)[i].first, " is used by both ", layers_[(*list)[i - 1].second].describe(),
-                             " and ", layers_[(*list)[i].second].describe());
+                             (*list)[i].first, " is used by both ", layers_[(*list)[i - 1].second].describe(), " and ",
+                             layers_[(*list)[i].second].describe());
   }
   return Status::ok();
 }
@@ -243,11 +247,13 @@ constexpr Status Network::infer_layer(Layer& layer) {
   std::vector<TensorInfo> inputs;
   inputs.reserve(layer.inputs.size());
   for (const auto& input : layer.inputs) inputs.push_back(tensor_info(*input));
-  const Status status = visit_op(
-      layer.descriptor, [&](const auto& d) { return std::decay_t<decltype(d)>::op::infer(d.value, inputs, layer.outputs); });
+  const Status status = visit_op(layer.descriptor, [&](const auto& d) {
+    return std::decay_t<decltype(d)>::op::infer(d.value, inputs, layer.outputs);
+  });
   if (!status) return status.with_context(layer.describe());
   for (std::size_t i = 0; i < layer.outputs.size(); ++i)
-    if (auto valid = validate(layer.outputs[i]); !valid) return valid.with_context(detail::str_cat(layer.describe(), " output ", i));
+    if (auto valid = validate(layer.outputs[i]); !valid)
+      return valid.with_context(detail::str_cat(layer.describe(), " output ", i));
   return Status::ok();
 }
 

@@ -35,10 +35,10 @@ struct ImportedModel {
   Network network;
   std::vector<ModelTensor> inputs;
   std::vector<ModelTensor> outputs;
-  std::int64_t opset = 0;        ///< the default-domain opset the model was exported with
-  std::string producer;          ///< "pytorch 1.13.0", ...
-  std::size_t num_nodes = 0;     ///< ONNX nodes read (constant-folded ones included)
-  std::size_t num_folded = 0;    ///< of which folded into constants at import
+  std::int64_t opset = 0;      ///< the default-domain opset the model was exported with
+  std::string producer;        ///< "pytorch 1.13.0", ...
+  std::size_t num_nodes = 0;   ///< ONNX nodes read (constant-folded ones included)
+  std::size_t num_folded = 0;  ///< of which folded into constants at import
 };
 
 /// A tensor held on the host with its kiln info, as read from or written to a file.
@@ -69,7 +69,6 @@ inline constexpr std::int64_t max_opset = 18;
 
 /// Every ONNX op the importer reads, sorted.
 std::span<const std::string_view> supported_ops();
-
 
 /// Reads a serialized ONNX TensorProto (the .pb files of the ONNX test data). int64 becomes
 /// Signed32 (an error when a value does not fit), bool Boolean, float and double Float32.

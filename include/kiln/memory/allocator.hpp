@@ -37,11 +37,11 @@ class ErasedAllocator {
 
   void* allocate(std::size_t size, std::size_t alignment) const {
     if (allocate_ != nullptr) return allocate_(state_, size, alignment);
-    return ::operator new(size, std::align_val_t{alignment}, std::nothrow);
+    return ::operator new (size, std::align_val_t{alignment}, std::nothrow);
   }
   void deallocate(void* p, std::size_t size, std::size_t alignment) const {
     if (deallocate_ != nullptr) return deallocate_(state_, p, size, alignment);
-    ::operator delete(p, std::align_val_t{alignment}, std::nothrow);
+    ::operator delete (p, std::align_val_t{alignment}, std::nothrow);
   }
 
  protected:
@@ -60,7 +60,7 @@ class AllocatorRef : public detail::ErasedAllocator {
  public:
   constexpr AllocatorRef() = default;
   template <Allocator A>
-    requires std::same_as<typename A::memory, Memory>
+  requires std::same_as<typename A::memory, Memory>
   explicit AllocatorRef(A& allocator) {
     state_ = &allocator;
     allocate_ = [](void* state, std::size_t size, std::size_t alignment) {

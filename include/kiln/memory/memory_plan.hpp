@@ -49,10 +49,11 @@ constexpr std::uint64_t memory_lower_bound(std::span<const BufferRequest> reques
 
 /// Proves a plan sound: every offset aligned, every buffer inside the arena, and no two buffers
 /// whose lifetimes overlap share a byte.
-constexpr Status validate_plan(std::span<const BufferRequest> requests, const MemoryPlan& plan, std::uint64_t alignment) {
+constexpr Status validate_plan(std::span<const BufferRequest> requests, const MemoryPlan& plan,
+                               std::uint64_t alignment) {
   if (plan.offsets.size() != requests.size())
-    return Status::error(ErrorCode::InvalidArgument, "plan has ", plan.offsets.size(), " offsets for ",
-                         requests.size(), " buffers");
+    return Status::error(ErrorCode::InvalidArgument, "plan has ", plan.offsets.size(), " offsets for ", requests.size(),
+                         " buffers");
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (requests[i].first_use > requests[i].last_use)
       return Status::error(ErrorCode::InvalidArgument, "buffer ", i, " ends (step ", requests[i].last_use,

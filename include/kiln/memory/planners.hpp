@@ -113,7 +113,8 @@ struct GreedyByBreadth {
     std::vector<std::uint64_t> breadth;
     for (std::uint32_t step = 0; step < steps; ++step) breadth.push_back(0);
     for (const BufferRequest& r : requests)
-      for (std::uint32_t step = r.first_use; step <= r.last_use; ++step) breadth[step] += detail::align_up(r.size, alignment);
+      for (std::uint32_t step = r.first_use; step <= r.last_use; ++step)
+        breadth[step] += detail::align_up(r.size, alignment);
     std::vector<std::uint32_t> step_order;
     for (std::uint32_t step = 0; step < steps; ++step) step_order.push_back(step);
     std::ranges::sort(step_order, [&](std::uint32_t a, std::uint32_t b) {
@@ -132,7 +133,6 @@ struct GreedyByBreadth {
     return detail::place_best_fit(requests, order, alignment);
   }
 };
-
 
 /// A strategy chosen at run time: its name and its placement function. Any MemoryStrategy type
 /// converts to one (MemoryPlanner::of<MyStrategy>()), and the built-in ones are found by name.

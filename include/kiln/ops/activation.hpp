@@ -23,7 +23,7 @@ enum class ActivationFunction : std::uint8_t {
 };
 
 constexpr std::string_view to_string(ActivationFunction f) noexcept {
-  constexpr std::string_view names[] = {"ReLU", "BoundedReLU", "LeakyReLU", "ELU",  "Sigmoid",
+  constexpr std::string_view names[] = {"ReLU", "BoundedReLU", "LeakyReLU", "ELU", "Sigmoid",
                                         "Tanh", "HardSigmoid", "HardSwish", "GELU"};
   return names[static_cast<std::size_t>(f)];
 }

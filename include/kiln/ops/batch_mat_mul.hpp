@@ -33,10 +33,10 @@ struct BatchMatMul {
     const std::uint32_t kb = p.transpose_b ? b.dim_from_end(0) : b.dim_from_end(1);
     const std::uint32_t n = p.transpose_b ? b.dim_from_end(1) : b.dim_from_end(0);
     if (ka != kb)
-      return detail::invalid("inner dimensions differ: ", a.to_string(), " x ", b.to_string(), " (", ka, " vs ",
-                             kb, ")");
-    auto batch = detail::broadcast_shapes(TensorShape(a.dims().first(a.rank() - 2)),
-                                          TensorShape(b.dims().first(b.rank() - 2)));
+      return detail::invalid("inner dimensions differ: ", a.to_string(), " x ", b.to_string(), " (", ka, " vs ", kb,
+                             ")");
+    auto batch =
+        detail::broadcast_shapes(TensorShape(a.dims().first(a.rank() - 2)), TensorShape(b.dims().first(b.rank() - 2)));
     if (!batch) return batch.status();
     TensorShape shape = *batch;
     shape.push_back(m);

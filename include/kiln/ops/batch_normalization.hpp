@@ -28,8 +28,8 @@ struct BatchNormalization {
     for (std::size_t i = 1; i < 5; ++i) {
       if (auto s = detail::expect_rank(in, i, roles[i], 1); !s) return s;
       if (in[i].shape[0] != channels)
-        return detail::invalid("input ", i, " (", roles[i], ") has ", in[i].shape[0], " elements but x has ",
-                               channels, " channels");
+        return detail::invalid("input ", i, " (", roles[i], ") has ", in[i].shape[0], " elements but x has ", channels,
+                               " channels");
     }
     out[0] = TensorInfo{in[0].shape, in[0].type, in[0].quantization};
     return Status::ok();

@@ -37,11 +37,10 @@ struct Convolution2d {
     const TensorShape& w = in[1].shape;
     if (p.groups == 0) return detail::invalid("groups is zero");
     if (x[3] % p.groups != 0 || w[0] % p.groups != 0)
-      return detail::invalid("groups ", p.groups, " must divide input channels ", x[3], " and output channels ",
-                             w[0]);
+      return detail::invalid("groups ", p.groups, " must divide input channels ", x[3], " and output channels ", w[0]);
     if (w[3] * p.groups != x[3])
-      return detail::invalid("weights ", w.to_string(), " expect ", w[3] * p.groups, " input channels (",
-                             w[3], " per group x ", p.groups, " groups) but input ", x.to_string(), " has ", x[3]);
+      return detail::invalid("weights ", w.to_string(), " expect ", w[3] * p.groups, " input channels (", w[3],
+                             " per group x ", p.groups, " groups) but input ", x.to_string(), " has ", x[3]);
     if (in.size() == 3) {
       if (auto s = detail::expect_rank(in, 2, "bias", 1); !s) return s;
       if (in[2].shape[0] != w[0])
@@ -50,8 +49,8 @@ struct Convolution2d {
     auto oh = detail::window_output_size(x[1], w[1], p.stride.height, p.dilation.height, p.padding.top,
                                          p.padding.bottom, "height");
     if (!oh) return oh.status();
-    auto ow = detail::window_output_size(x[2], w[2], p.stride.width, p.dilation.width, p.padding.left,
-                                         p.padding.right, "width");
+    auto ow = detail::window_output_size(x[2], w[2], p.stride.width, p.dilation.width, p.padding.left, p.padding.right,
+                                         "width");
     if (!ow) return ow.status();
     out[0] = TensorInfo{TensorShape{x[0], *oh, *ow, w[0]}, in[0].type, in[0].quantization};
     return Status::ok();

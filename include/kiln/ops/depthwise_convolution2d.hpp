@@ -45,8 +45,8 @@ struct DepthwiseConvolution2d {
     auto oh = detail::window_output_size(x[1], w[1], p.stride.height, p.dilation.height, p.padding.top,
                                          p.padding.bottom, "height");
     if (!oh) return oh.status();
-    auto ow = detail::window_output_size(x[2], w[2], p.stride.width, p.dilation.width, p.padding.left,
-                                         p.padding.right, "width");
+    auto ow = detail::window_output_size(x[2], w[2], p.stride.width, p.dilation.width, p.padding.left, p.padding.right,
+                                         "width");
     if (!ow) return ow.status();
     out[0] = TensorInfo{TensorShape{x[0], *oh, *ow, w[3]}, in[0].type, in[0].quantization};
     return Status::ok();

@@ -62,8 +62,8 @@ constexpr Status expect_same_type(std::span<const TensorInfo> inputs, std::size_
 constexpr Expected<std::size_t> normalize_axis(std::int64_t axis, std::size_t rank, std::string_view what = "axis") {
   const auto signed_rank = static_cast<std::int64_t>(rank);
   if (axis < -signed_rank || axis >= signed_rank)
-    return invalid(what, ' ', axis, " is out of range for a tensor of rank ", rank, " (valid: ", -signed_rank,
-                   " to ", signed_rank - 1, ")");
+    return invalid(what, ' ', axis, " is out of range for a tensor of rank ", rank, " (valid: ", -signed_rank, " to ",
+                   signed_rank - 1, ")");
   return static_cast<std::size_t>(axis < 0 ? axis + signed_rank : axis);
 }
 
@@ -78,8 +78,8 @@ constexpr Expected<std::uint32_t> window_output_size(std::uint32_t in, std::uint
   const std::uint64_t padded = std::uint64_t{in} + pad_before + pad_after;
   const std::uint64_t effective_kernel = std::uint64_t{dilation} * (kernel - 1) + 1;
   if (effective_kernel > padded)
-    return invalid("kernel ", axis, " ", effective_kernel, " (with dilation) is larger than the padded input ",
-                   axis, " ", padded);
+    return invalid("kernel ", axis, " ", effective_kernel, " (with dilation) is larger than the padded input ", axis,
+                   " ", padded);
   const std::uint64_t span = padded - effective_kernel;
   std::uint64_t out = span / stride + 1;
   // Ceil mode may add a window, but only one that starts inside the input or left padding.
@@ -96,8 +96,8 @@ constexpr Expected<TensorShape> broadcast_shapes(const TensorShape& a, const Ten
     const std::uint32_t da = from_end < a.rank() ? a.dim_from_end(from_end) : 1;
     const std::uint32_t db = from_end < b.rank() ? b.dim_from_end(from_end) : 1;
     if (da != db && da != 1 && db != 1)
-      return invalid("shapes ", a.to_string(), " and ", b.to_string(), " do not broadcast (dimension ", da,
-                     " vs ", db, ")");
+      return invalid("shapes ", a.to_string(), " and ", b.to_string(), " do not broadcast (dimension ", da, " vs ", db,
+                     ")");
     out.push_back(da == 1 ? db : da);
   }
   return out;

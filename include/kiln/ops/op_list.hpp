@@ -46,10 +46,10 @@ concept OpDescriptor = requires(const typename Op::Params& params, std::span<con
 namespace ops {
 
 /// Every op, alphabetical. Adding an op adds one line here.
-using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Concat, Constant, Convolution2d,
-                         DepthwiseConvolution2d, ElementwiseBinary, ElementwiseUnary, FullyConnected, Gather, Input,
-                         MemCopy, Output, Pad, Pooling2d, Reduce, Reshape, Resize, Softmax, Split, StridedSlice, Transpose,
-                         TransposeConvolution2d>;
+using op_list =
+    TypeList<Activation, BatchMatMul, BatchNormalization, Concat, Constant, Convolution2d, DepthwiseConvolution2d,
+             ElementwiseBinary, ElementwiseUnary, FullyConnected, Gather, Input, MemCopy, Output, Pad, Pooling2d,
+             Reduce, Reshape, Resize, Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;
 
 inline constexpr std::size_t op_count = op_list::size;
 
@@ -82,13 +82,16 @@ constexpr Arity op_arity(std::size_t op) { return detail::op_facts<op_list>::ari
 
 /// Ops that describe the graph's boundary and data rather than computation: no backend runs them.
 template <class Op>
-inline constexpr bool is_structural_v = std::same_as<Op, Input> || std::same_as<Op, Output> || std::same_as<Op, Constant>;
+inline constexpr bool is_structural_v =
+    std::same_as<Op, Input> || std::same_as<Op, Output> || std::same_as<Op, Constant>;
 
 /// How many outputs a layer of `Op` with `params` has (1 unless the op says otherwise).
 template <OpDescriptor Op>
 constexpr std::size_t num_outputs(const typename Op::Params& params) {
-  if constexpr (requires { Op::num_outputs(params); }) return Op::num_outputs(params);
-  else return 1;
+  if constexpr (requires { Op::num_outputs(params); })
+    return Op::num_outputs(params);
+  else
+    return 1;
 }
 
 }  // namespace ops

@@ -22,7 +22,8 @@ namespace kiln {
 /// OpSet a Runtime runs every op (AllOps), as tflite-micro's AllOpsResolver does.
 template <class... Ops>
 struct OpSet {
-  static_assert((OpDescriptor<Ops> && ...), "kiln: every OpSet entry must be an op descriptor such as kiln::ops::Convolution2d");
+  static_assert((OpDescriptor<Ops> && ...),
+                "kiln: every OpSet entry must be an op descriptor such as kiln::ops::Convolution2d");
   static_assert((contains_v<Ops, ops::op_list> && ...), "kiln: every OpSet entry must be an op of kiln::ops::op_list");
 
   /// Whether the op at `index` of ops::op_list is in the set (structural ops always are).

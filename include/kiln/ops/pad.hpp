@@ -30,8 +30,12 @@ struct Pad {
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
-  static constexpr std::uint32_t before_of(const Params& p, std::size_t d) { return d < p.before.size() ? p.before[d] : 0; }
-  static constexpr std::uint32_t after_of(const Params& p, std::size_t d) { return d < p.after.size() ? p.after[d] : 0; }
+  static constexpr std::uint32_t before_of(const Params& p, std::size_t d) {
+    return d < p.before.size() ? p.before[d] : 0;
+  }
+  static constexpr std::uint32_t after_of(const Params& p, std::size_t d) {
+    return d < p.after.size() ? p.after[d] : 0;
+  }
 
   /// Input index for padded index `i` of a dimension of size `dim` with `before` leading pads,
   /// or -1 when the element is the constant.
@@ -50,8 +54,8 @@ struct Pad {
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     const std::size_t rank = in[0].rank();
     if (p.before.size() > rank || p.after.size() > rank)
-      return detail::invalid("pads have ", p.before.size(), " and ", p.after.size(),
-                             " entries but the input has rank ", rank);
+      return detail::invalid("pads have ", p.before.size(), " and ", p.after.size(), " entries but the input has rank ",
+                             rank);
     TensorShape shape = in[0].shape;
     for (std::size_t d = 0; d < rank; ++d) {
       const std::uint32_t dim = shape[d];

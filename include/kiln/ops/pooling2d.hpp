@@ -46,11 +46,11 @@ struct Pooling2d {
     if (auto s = detail::expect_rank(in, 0, "input", 4); !s) return s;
     const TensorShape& x = in[0].shape;
     const Params p = resolved(params, x);
-    if (p.padding.top >= p.window.height || p.padding.bottom >= p.window.height ||
-        p.padding.left >= p.window.width || p.padding.right >= p.window.width)
+    if (p.padding.top >= p.window.height || p.padding.bottom >= p.window.height || p.padding.left >= p.window.width ||
+        p.padding.right >= p.window.width)
       return detail::invalid("padding must be smaller than the window, or some windows would see only padding");
-    auto oh = detail::window_output_size(x[1], p.window.height, p.stride.height, 1, p.padding.top,
-                                         p.padding.bottom, "height", p.ceil_mode);
+    auto oh = detail::window_output_size(x[1], p.window.height, p.stride.height, 1, p.padding.top, p.padding.bottom,
+                                         "height", p.ceil_mode);
     if (!oh) return oh.status();
     auto ow = detail::window_output_size(x[2], p.window.width, p.stride.width, 1, p.padding.left, p.padding.right,
                                          "width", p.ceil_mode);

@@ -46,10 +46,13 @@ struct Reduce {
     TensorShape shape;
     for (std::size_t d = 0; d < in[0].rank(); ++d) {
       if (mask->reduced[d] && in[0].shape[d] == 0 &&
-          (p.operation == ReduceOperation::Max || p.operation == ReduceOperation::Min || p.operation == ReduceOperation::Mean))
+          (p.operation == ReduceOperation::Max || p.operation == ReduceOperation::Min ||
+           p.operation == ReduceOperation::Mean))
         return detail::invalid("cannot reduce the empty dimension ", d, " with this operation");
-      if (!mask->reduced[d]) shape.push_back(in[0].shape[d]);
-      else if (p.keep_dims) shape.push_back(1);
+      if (!mask->reduced[d])
+        shape.push_back(in[0].shape[d]);
+      else if (p.keep_dims)
+        shape.push_back(1);
     }
     out[0] = TensorInfo{shape, in[0].type, in[0].quantization};
     return Status::ok();

@@ -30,7 +30,8 @@ struct Reshape {
     for (std::size_t i = 0; i < p.shape.size(); ++i) {
       std::int64_t dim = p.shape[i];
       if (dim == 0) {
-        if (i >= in[0].rank()) return detail::invalid("target dimension ", i, " is 0 but the input has no dimension ", i);
+        if (i >= in[0].rank())
+          return detail::invalid("target dimension ", i, " is 0 but the input has no dimension ", i);
         dim = in[0].shape[i];
       }
       if (dim == -1) {
@@ -47,8 +48,8 @@ struct Reshape {
     const std::uint64_t count = in[0].num_elements();
     if (inferred != p.shape.size()) {
       if (known == 0 || count % known != 0)
-        return detail::invalid("cannot infer the -1 in ", detail::list_to_string<std::int64_t>(p.shape), " for ",
-                               count, " elements");
+        return detail::invalid("cannot infer the -1 in ", detail::list_to_string<std::int64_t>(p.shape), " for ", count,
+                               " elements");
       shape[inferred] = static_cast<std::uint32_t>(count / known);
     }
     if (shape.num_elements() != count)

@@ -38,7 +38,7 @@ struct Resize {
 
   /// Input coordinate of output coordinate `o` along an axis of `in` -> `out` samples.
   static constexpr double source_coordinate(CoordinateTransform transform, std::uint32_t o, std::uint32_t in,
-                                  std::uint32_t out) {
+                                            std::uint32_t out) {
     switch (transform) {
       case CoordinateTransform::Asymmetric: return double(o) * in / out;
       case CoordinateTransform::HalfPixel: return (o + 0.5) * in / out - 0.5;
@@ -62,8 +62,7 @@ struct Resize {
     if (auto s = detail::expect_rank(in, 0, "input", 4); !s) return s;
     if (p.height == 0 || p.width == 0) return detail::invalid("output size ", p.height, " x ", p.width, " is empty");
     if (in[0].shape[1] == 0 || in[0].shape[2] == 0) return detail::invalid("input image is empty");
-    out[0] = TensorInfo{TensorShape{in[0].shape[0], p.height, p.width, in[0].shape[3]}, in[0].type,
-                        in[0].quantization};
+    out[0] = TensorInfo{TensorShape{in[0].shape[0], p.height, p.width, in[0].shape[3]}, in[0].type, in[0].quantization};
     if (!out[0].shape.valid()) return detail::invalid("output is too large");
     return Status::ok();
   }

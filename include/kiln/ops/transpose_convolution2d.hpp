@@ -30,8 +30,8 @@ struct TransposeConvolution2d {
     const TensorShape& x = in[0].shape;
     const TensorShape& w = in[1].shape;
     if (w[3] != x[3])
-      return detail::invalid("weights ", w.to_string(), " expect ", w[3], " input channels but input ",
-                             x.to_string(), " has ", x[3]);
+      return detail::invalid("weights ", w.to_string(), " expect ", w[3], " input channels but input ", x.to_string(),
+                             " has ", x[3]);
     if (p.stride.height == 0 || p.stride.width == 0) return detail::invalid("stride is zero");
     if (p.output_padding.height >= p.stride.height || p.output_padding.width >= p.stride.width)
       return detail::invalid("output padding must be smaller than the stride");
@@ -41,10 +41,10 @@ struct TransposeConvolution2d {
         return detail::invalid("bias has ", in[2].shape[0], " elements but there are ", w[0], " output channels");
     }
     if (x[1] == 0 || x[2] == 0) return detail::invalid("input has an empty spatial dimension");
-    const std::int64_t oh = std::int64_t{x[1] - 1} * p.stride.height + w[1] - p.padding.top - p.padding.bottom +
-                            p.output_padding.height;
-    const std::int64_t ow = std::int64_t{x[2] - 1} * p.stride.width + w[2] - p.padding.left - p.padding.right +
-                            p.output_padding.width;
+    const std::int64_t oh =
+        std::int64_t{x[1] - 1} * p.stride.height + w[1] - p.padding.top - p.padding.bottom + p.output_padding.height;
+    const std::int64_t ow =
+        std::int64_t{x[2] - 1} * p.stride.width + w[2] - p.padding.left - p.padding.right + p.output_padding.width;
     if (oh <= 0 || ow <= 0) return detail::invalid("padding crops away the whole output (", oh, " x ", ow, ")");
     out[0] = TensorInfo{TensorShape{x[0], static_cast<std::uint32_t>(oh), static_cast<std::uint32_t>(ow), w[0]},
                         in[0].type, in[0].quantization};

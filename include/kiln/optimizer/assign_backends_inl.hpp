@@ -7,7 +7,7 @@
 namespace kiln::detail {
 
 KILN_INLINE Expected<std::vector<std::size_t>> preference_order(std::span<const BackendDescription> backends,
-                                                           std::span<const std::string_view> preferences) {
+                                                                std::span<const std::string_view> preferences) {
   std::vector<std::size_t> order;
   if (preferences.empty()) {
     for (std::size_t i = 0; i < backends.size(); ++i) order.push_back(i);
@@ -28,7 +28,7 @@ KILN_INLINE Expected<std::vector<std::size_t>> preference_order(std::span<const 
 }
 
 KILN_INLINE Expected<LayerAssignment> find_workload(std::span<const BackendDescription> backends, std::size_t index,
-                                               std::size_t op, std::string_view op_name, const LayerInfo& layer) {
+                                                    std::size_t op, std::string_view op_name, const LayerInfo& layer) {
   const BackendDescription& backend = backends[index];
   if (!backend.available()) return Status::error(ErrorCode::Unsupported, backend.id, ": not available on this machine");
   const DataType type = layer.data_type();
@@ -57,8 +57,9 @@ KILN_INLINE Expected<LayerAssignment> find_workload(std::span<const BackendDescr
   return Status::error(ErrorCode::Unsupported, backend.id, ": no ", to_string(type), " workload");
 }
 
-KILN_INLINE Expected<LayerAssignment> assign_layer(const Network& network, const Layer& layer, const PackDescription& pack,
-                                              std::span<const std::size_t> preferences) {
+KILN_INLINE Expected<LayerAssignment> assign_layer(const Network& network, const Layer& layer,
+                                                   const PackDescription& pack,
+                                                   std::span<const std::size_t> preferences) {
   const std::size_t op = layer.descriptor.index();
   if (!pack.ops[op])
     return Status::error(ErrorCode::Unsupported, layer.describe(), ": ", layer.op_name(),
@@ -87,7 +88,8 @@ KILN_INLINE Expected<LayerAssignment> assign_layer(const Network& network, const
                        " cannot run on any backend: ", reasons);
 }
 
-KILN_INLINE Status insert_mem_copies(Network& network, std::vector<LayerAssignment>& assignments, const PackDescription& pack) {
+KILN_INLINE Status insert_mem_copies(Network& network, std::vector<LayerAssignment>& assignments,
+                                     const PackDescription& pack) {
   const std::size_t host = pack.backends.size();  // stands for "host memory" where a backend index would be
   auto memory_of = [&](std::size_t backend) {
     return backend == host || pack.backends[backend].host_memory ? HostMemory::name : pack.backends[backend].memory;
@@ -107,18 +109,19 @@ KILN_INLINE Status insert_mem_copies(Network& network, std::vector<LayerAssignme
   };
   std::vector<Made> made;
   auto add_copy = [&](OutputSlot source, std::size_t backend, ops::CopyDirection direction) -> Expected<OutputSlot> {
-    const std::string_view target = direction == ops::CopyDirection::DeviceToHost ? HostMemory::name : memory_of(backend);
+    const std::string_view target =
+        direction == ops::CopyDirection::DeviceToHost ? HostMemory::name : memory_of(backend);
     for (const Made& m : made)
       if (m.source == source && m.memory == target) return m.copy;
     const Layer& producer = network.layer(source.layer);
-    const std::string name =
-        str_cat(producer.name, producer.outputs.size() > 1 ? str_cat(':', source.index) : std::string(), " to ", target);
+    const std::string name = str_cat(
+        producer.name, producer.outputs.size() > 1 ? str_cat(':', source.index) : std::string(), " to ", target);
     const LayerId id = network.add_layer<ops::MemCopy>({direction}, 1, name);
     if (auto s = network.connect(source, id, 0); !s) return s;
     const Layer& copy = network.layer(id);  // its outputs are inferred once every copy is in
     const LayerInputs inputs(network, copy);
-    auto found = find_workload(pack.backends, backend, ops::op_index_v<ops::MemCopy>, ops::MemCopy::name,
-                               inputs.info_of(copy));
+    auto found =
+        find_workload(pack.backends, backend, ops::op_index_v<ops::MemCopy>, ops::MemCopy::name, inputs.info_of(copy));
     if (!found) return found.status().with_context(copy.describe());
     assignments.push_back(std::move(*found));
     made.push_back({source, target, {id, 0}});

@@ -11,8 +11,10 @@ KILN_INLINE std::string OptimizedGraph::to_string(std::span<const BackendDescrip
   for (LayerId id : network.execution_order()) {
     const Layer& layer = network.layer(id);
     text += detail::str_cat(layer.name, " (", layer.op_name());
-    if (const auto fused = passes::fused_activation(layer)) text += detail::str_cat(" + ", ops::to_string(fused->function));
-    if (const auto* copy = layer.params_if<ops::MemCopy>()) text += detail::str_cat(' ', ops::to_string(copy->direction));
+    if (const auto fused = passes::fused_activation(layer))
+      text += detail::str_cat(" + ", ops::to_string(fused->function));
+    if (const auto* copy = layer.params_if<ops::MemCopy>())
+      text += detail::str_cat(' ', ops::to_string(copy->direction));
     text += ')';
     for (const TensorInfo& info : layer.outputs) text += detail::str_cat(' ', info.to_string());
     const LayerAssignment& a = assignments[id];

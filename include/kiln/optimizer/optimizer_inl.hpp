@@ -6,7 +6,8 @@
 
 namespace kiln::detail {
 
-KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOptions& options, const PackDescription& pack) {
+KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOptions& options,
+                                              const PackDescription& pack) {
   if (!network.shapes_inferred())
     if (auto status = network.infer_shapes(); !status) return status;
   // Each pass reads the execution order, so the network is re-inferred after one that changed it.

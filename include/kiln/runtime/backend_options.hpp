@@ -18,7 +18,7 @@ struct options_of {
   using type = NoBackendOptions;
 };
 template <class B>
-  requires requires { typename B::options; }
+requires requires { typename B::options; }
 struct options_of<B> {
   using type = typename B::options;
 };
@@ -41,12 +41,14 @@ class BackendOptions {
  public:
   template <class B>
   backend_options_t<B>& get() {
-    static_assert((std::is_same_v<B, Backends> || ...), "kiln: BackendOptions::get<B>() names a backend this Runtime does not have");
+    static_assert((std::is_same_v<B, Backends> || ...),
+                  "kiln: BackendOptions::get<B>() names a backend this Runtime does not have");
     return std::get<index_of<B>()>(values_);
   }
   template <class B>
   const backend_options_t<B>& get() const {
-    static_assert((std::is_same_v<B, Backends> || ...), "kiln: BackendOptions::get<B>() names a backend this Runtime does not have");
+    static_assert((std::is_same_v<B, Backends> || ...),
+                  "kiln: BackendOptions::get<B>() names a backend this Runtime does not have");
     return std::get<index_of<B>()>(values_);
   }
 

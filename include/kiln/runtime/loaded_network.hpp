@@ -26,7 +26,8 @@ class LoadedNetwork {
   /// Runs one inference on `memory`, allocating it first if needed. Pre-imported tensors stand
   /// in for the bindings they were imported for.
   Status execute(WorkingMemory& memory, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
-                 std::span<const ImportedId> imported_inputs = {}, std::span<const ImportedId> imported_outputs = {}) const;
+                 std::span<const ImportedId> imported_inputs = {},
+                 std::span<const ImportedId> imported_outputs = {}) const;
   /// The synchronous path: one inference at a time on the network's own working memory.
   Status enqueue(std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs,
                  std::span<const ImportedId> imported_inputs = {}, std::span<const ImportedId> imported_outputs = {}) {
@@ -39,8 +40,9 @@ class LoadedNetwork {
   Expected<std::vector<ImportedId>> import(std::span<const Binding> bindings) const {
     const bool allowed = std::same_as<Binding, InputBinding> ? options_.import_inputs : options_.export_outputs;
     if (!allowed)
-      return Status::error(ErrorCode::InvalidArgument, "pre-importing ", std::same_as<Binding, InputBinding> ? "input" : "output",
-                           "s needs the network loaded with ", std::same_as<Binding, InputBinding> ? "import_inputs" : "export_outputs");
+      return Status::error(ErrorCode::InvalidArgument, "pre-importing ",
+                           std::same_as<Binding, InputBinding> ? "input" : "output", "s needs the network loaded with ",
+                           std::same_as<Binding, InputBinding> ? "import_inputs" : "export_outputs");
     return zero_copy_.import(layout_, bindings);
   }
   template <class Binding>
@@ -89,7 +91,8 @@ class LoadedNetwork {
   template <class Binding>
   Status check_bindings(std::span<const Binding> given, Step::Kind kind) const;
   template <bool Profiled>
-  Status run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs) const;
+  Status run_steps(WorkingMemory& memory, std::span<const InputBinding> inputs,
+                   std::span<const OutputBinding> outputs) const;
   /// Shows the outputs of step `s` to the debug callback, read back to the host if they live on a device.
   Status report_outputs(const WorkingMemory& memory, std::size_t s) const;
 

@@ -23,9 +23,10 @@ KILN_INLINE Status check_capabilities(const BackendDescription& backend, const L
 }
 
 KILN_INLINE Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedGraph& graph,
-                                                                    const PackDescription& pack,
-                                                                    std::span<void* const> contexts,
-                                                                    LoadOptions options, ErasedAllocator allocator) {
+                                                                         const PackDescription& pack,
+                                                                         std::span<void* const> contexts,
+                                                                         LoadOptions options,
+                                                                         ErasedAllocator allocator) {
   const auto load_start = Clock::now();
   const Network& network = graph.network;
   auto loaded = std::make_shared<LoadedNetwork>();
@@ -76,8 +77,9 @@ KILN_INLINE Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const O
 }
 
 KILN_INLINE Expected<Step> LoadedNetwork::make_compute_step(const Network& network, LayerId id, std::uint32_t position,
-                                                       const LayerAssignment& assignment, const PackDescription& pack,
-                                                       std::span<void* const> contexts) {
+                                                            const LayerAssignment& assignment,
+                                                            const PackDescription& pack,
+                                                            std::span<void* const> contexts) {
   const Layer& layer = network.layer(id);
   const BackendDescription& backend = pack.backends[assignment.backend];
   if (auto status = check_capabilities(backend, options_); !status) return status;
@@ -94,10 +96,12 @@ KILN_INLINE Expected<Step> LoadedNetwork::make_compute_step(const Network& netwo
   if (!backend.host_memory) {
     memory = layout_.tensors.device_kind(backend, contexts[assignment.backend]);
     if (!copy || copy->direction != ops::CopyDirection::DeviceToHost)
-      for (std::uint32_t i = 0; i < layer.outputs.size(); ++i) layout_.tensors.place_in(layout_.tensors.slot_of({id, i}), memory);
+      for (std::uint32_t i = 0; i < layer.outputs.size(); ++i)
+        layout_.tensors.place_in(layout_.tensors.slot_of({id, i}), memory);
   }
   if (const ScratchSize& scratch = step.workload.scratch(); scratch.bytes != 0) {
-    const std::size_t alignment = memory == 0 ? layout_.tensors.alignment() : layout_.tensors.device_kinds()[memory - 1].alignment;
+    const std::size_t alignment =
+        memory == 0 ? layout_.tensors.alignment() : layout_.tensors.device_kinds()[memory - 1].alignment;
     if (alignment % scratch.alignment != 0)
       return Status::error(ErrorCode::Unsupported, "its workload asks for scratch aligned to ", scratch.alignment,
                            " bytes, more than the ", alignment, " its memory kind's arena guarantees");
@@ -135,12 +139,10 @@ Status LoadedNetwork::check_bindings(std::span<const Binding> given, Step::Kind 
   return Status::ok();
 }
 
-
-
 KILN_INLINE Status LoadedNetwork::execute(WorkingMemory& memory, std::span<const InputBinding> given_inputs,
-                                     std::span<const OutputBinding> given_outputs,
-                                     std::span<const ImportedId> imported_inputs,
-                                     std::span<const ImportedId> imported_outputs) const {
+                                          std::span<const OutputBinding> given_outputs,
+                                          std::span<const ImportedId> imported_inputs,
+                                          std::span<const ImportedId> imported_outputs) const {
   // Merged lists are built only when pre-imported ids are given: no allocation per inference otherwise.
   std::vector<InputBinding> merged_inputs;
   std::vector<OutputBinding> merged_outputs;
@@ -186,7 +188,8 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
         case Step::Kind::Input:
           for (const InputBinding& b : inputs) {
             if (b.id != step.binding) continue;
-            const bool import = options_.import_inputs && reinterpret_cast<std::uintptr_t>(b.tensor.data) % alignment == 0;
+            const bool import =
+                options_.import_inputs && reinterpret_cast<std::uintptr_t>(b.tensor.data) % alignment == 0;
             if (options_.import_inputs)
               if (auto status = zero_copy_.bind_input(layout_, memory, s, b.tensor.data, import); !status)
                 return status.with_context(str_cat("importing input binding ", b.id));
@@ -207,10 +210,12 @@ Status LoadedNetwork::run_steps(WorkingMemory& memory, std::span<const InputBind
           if (device_timed) backend.hooks->begin_device_timing(backend.context);
           Status status = step.workload.run(memory.inputs[s], memory.outputs[s], step.context, memory.scratch[s]);
           if (device_timed)
-            memory.device_timings.emplace_back(memory.timing.steps.size(), backend.hooks->end_device_timing(backend.context));
+            memory.device_timings.emplace_back(memory.timing.steps.size(),
+                                               backend.hooks->end_device_timing(backend.context));
           if (!status) return status.with_context(str_cat("layer '", layout_.layer_names[step.layer], "'"));
           if constexpr (Profiled)
-            memory.timing.steps.push_back({static_cast<std::uint32_t>(s), micros(start, layer_start), micros(layer_start, Clock::now())});
+            memory.timing.steps.push_back(
+                {static_cast<std::uint32_t>(s), micros(start, layer_start), micros(layer_start, Clock::now())});
           if (options_.debug_callback)
             if (auto reported = report_outputs(memory, s); !reported) return reported;
           break;
@@ -245,12 +250,16 @@ KILN_INLINE Status LoadedNetwork::report_outputs(const WorkingMemory& memory, st
       host_copy.resize(tensor.info.num_bytes());
       const DeviceMemoryKind& device = layout_.tensors.device_kinds()[kind - 1];
       if (auto status = device.hooks->read(device.context, tensor.data, host_copy.data(), host_copy.size()); !status)
-        return status.with_context(str_cat("reading output ", i, " of layer '", layout_.layer_names[step.layer],
-                                           "' for the debug callback"));
+        return status.with_context(
+            str_cat("reading output ", i, " of layer '", layout_.layer_names[step.layer], "' for the debug callback"));
       tensor.data = host_copy.data();
     }
-    options_.debug_callback(DebugEvent{step.layer, layout_.layer_names[step.layer], layout_.layer_ops[step.layer],
-                                       layout_.backend_of(step), i, {tensor.info, tensor.data}});
+    options_.debug_callback(DebugEvent{step.layer,
+                                       layout_.layer_names[step.layer],
+                                       layout_.layer_ops[step.layer],
+                                       layout_.backend_of(step),
+                                       i,
+                                       {tensor.info, tensor.data}});
   }
   return Status::ok();
 }

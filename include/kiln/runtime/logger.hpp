@@ -30,8 +30,10 @@ struct Logger {
   void log(LogSeverity severity, const Pieces&... pieces) const {
     if (!enabled(severity)) return;
     const std::string message = detail::str_cat(pieces...);
-    if (sink) sink(severity, message);
-    else std::fprintf(stderr, "kiln %s: %s\n", std::string(to_string(severity)).c_str(), message.c_str());
+    if (sink)
+      sink(severity, message);
+    else
+      std::fprintf(stderr, "kiln %s: %s\n", std::string(to_string(severity)).c_str(), message.c_str());
   }
 };
 

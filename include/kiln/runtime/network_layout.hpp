@@ -15,12 +15,12 @@ namespace kiln::detail {
 struct Step {
   enum class Kind : std::uint8_t { Input, Output, Compute } kind = Kind::Compute;
   LayerId layer = 0;
-  BindingId binding = 0;                        ///< Input and Output steps
-  ErasedWorkload workload;                      ///< Compute steps
-  std::uint8_t backend = 0;                     ///< index into NetworkLayout::backends (Compute steps)
-  void* context = nullptr;                      ///< the context the workload runs with
-  std::vector<std::size_t> inputs;              ///< tensor slots it reads
-  std::vector<std::size_t> outputs;             ///< tensor slots it writes
+  BindingId binding = 0;             ///< Input and Output steps
+  ErasedWorkload workload;           ///< Compute steps
+  std::uint8_t backend = 0;          ///< index into NetworkLayout::backends (Compute steps)
+  void* context = nullptr;           ///< the context the workload runs with
+  std::vector<std::size_t> inputs;   ///< tensor slots it reads
+  std::vector<std::size_t> outputs;  ///< tensor slots it writes
   std::size_t scratch = no_scratch;  ///< its scratch slot, if it has one
 };
 
@@ -52,8 +52,9 @@ struct NetworkLayout {
   /// "input binding 5 does not exist; this network has inputs [0, 1]".
   Status unknown_binding(Step::Kind kind, BindingId id) const {
     const bool input = kind == Step::Kind::Input;
-    return Status::error(ErrorCode::NotFound, input ? "input" : "output", " binding ", id, " does not exist; this network has ",
-                         input ? "inputs " : "outputs ", list_to_string<BindingId>(input ? input_bindings : output_bindings));
+    return Status::error(ErrorCode::NotFound, input ? "input" : "output", " binding ", id,
+                         " does not exist; this network has ", input ? "inputs " : "outputs ",
+                         list_to_string<BindingId>(input ? input_bindings : output_bindings));
   }
 };
 

@@ -6,7 +6,6 @@
 
 namespace kiln::detail {
 
-
 KILN_INLINE std::string tensor_label(const NetworkLayout& layout, std::size_t tensor) {
   const TensorSlot& slot = layout.tensors[tensor];
   if (slot.is_constant) return str_cat(slot.info.to_string(), " constant");
@@ -24,8 +23,10 @@ KILN_INLINE std::string network_text(const NetworkLayout& layout) {
   text += '\n';
   for (const Step& step : layout.steps) {
     text += str_cat(layout.layer_names[step.layer], " (", layout.layer_ops[step.layer], ")");
-    if (step.kind == Step::Kind::Compute) text += str_cat(" on ", layout.backend_of(step));
-    else text += str_cat(" binding ", step.binding);
+    if (step.kind == Step::Kind::Compute)
+      text += str_cat(" on ", layout.backend_of(step));
+    else
+      text += str_cat(" binding ", step.binding);
     for (std::size_t t : step.inputs) text += str_cat("\n  in  ", tensor_label(layout, t));
     for (std::size_t t : step.outputs) text += str_cat("\n  out ", tensor_label(layout, t));
     if (step.scratch != no_scratch) {
@@ -51,7 +52,8 @@ KILN_INLINE std::string network_dot(const NetworkLayout& layout) {
   for (std::size_t s = 0; s < steps.size(); ++s)
     for (std::size_t t : steps[s].inputs) {
       if (producer[t] == steps.size()) {  // a constant: drawn as its own node
-        dot += str_cat("  tensor", t, " [shape=note, label=\"", tensor_label(layout, t), "\"];\n  tensor", t, " -> step", s, ";\n");
+        dot += str_cat("  tensor", t, " [shape=note, label=\"", tensor_label(layout, t), "\"];\n  tensor", t,
+                       " -> step", s, ";\n");
         continue;
       }
       dot += str_cat("  step", producer[t], " -> step", s, " [label=\"", tensor_label(layout, t), "\"];\n");

@@ -18,7 +18,7 @@ struct LayerTiming {
   std::string layer;
   std::string_view op;
   std::string_view backend;
-  double start_us = 0;       ///< since the inference started
+  double start_us = 0;  ///< since the inference started
   double duration_us = 0;
 };
 
@@ -88,7 +88,8 @@ class ProfileRecorder {
     const std::size_t kept = std::min(recorded_, ring_.size());
     for (std::size_t i = recorded_ - kept; i < recorded_; ++i) {
       const InferenceRecord& record = ring_[i % ring_.size()];
-      InferenceTiming& timing = profile.inferences.emplace_back(InferenceTiming{record.start_us, record.duration_us, {}});
+      InferenceTiming& timing =
+          profile.inferences.emplace_back(InferenceTiming{record.start_us, record.duration_us, {}});
       for (const StepTiming& step : record.steps) timing.layers.push_back(describe(step));
     }
     return profile;

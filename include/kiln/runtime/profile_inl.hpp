@@ -17,7 +17,7 @@ KILN_INLINE std::string profile_fixed(double value) {
   return buffer;
 }
 KILN_INLINE std::string profile_line(std::string_view a, std::string_view b, std::string_view c, std::string_view d,
-                        std::string_view e, std::string_view f, std::string_view g) {
+                                     std::string_view e, std::string_view f, std::string_view g) {
   char buffer[256];
   std::snprintf(buffer, sizeof buffer, "%-32.*s %-22.*s %-8.*s %6.*s %12.*s %10.*s %8.*s\n", int(a.size()), a.data(),
                 int(b.size()), b.data(), int(c.size()), c.data(), int(d.size()), d.data(), int(e.size()), e.data(),
@@ -33,9 +33,10 @@ KILN_INLINE std::string profile_escaped(std::string_view text) {
   return out;
 }
 KILN_INLINE std::string profile_event(std::string_view name, std::string_view category, double start, double duration,
-                         std::string_view args) {
-  return detail::str_cat("{\"name\":\"", profile_escaped(name), "\",\"cat\":\"", category, "\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":",
-                         profile_fixed(start), ",\"dur\":", profile_fixed(duration), args, "}");
+                                      std::string_view args) {
+  return detail::str_cat("{\"name\":\"", profile_escaped(name), "\",\"cat\":\"", category,
+                         "\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":", profile_fixed(start),
+                         ",\"dur\":", profile_fixed(duration), args, "}");
 }
 }  // namespace detail
 
@@ -60,14 +61,16 @@ KILN_INLINE std::string Profile::to_table() const {
   std::ranges::sort(sorted, [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
   std::string text = detail::profile_line("layer", "op", "backend", "runs", "total us", "mean us", "share");
   for (const auto& [name, row] : sorted)
-    text += detail::profile_line(name, row.op, row.backend, std::to_string(row.count), detail::profile_fixed(row.total), detail::profile_fixed(row.total / double(row.count)),
-                 detail::profile_fixed(all > 0 ? 100.0 * row.total / all : 0.0) + " %");
+    text += detail::profile_line(name, row.op, row.backend, std::to_string(row.count), detail::profile_fixed(row.total),
+                                 detail::profile_fixed(row.total / double(row.count)),
+                                 detail::profile_fixed(all > 0 ? 100.0 * row.total / all : 0.0) + " %");
   text += detail::str_cat("load ", detail::profile_fixed(load_us), " us; ", inferences.size(), " inferences");
   if (!inferences.empty()) {
     std::vector<double> totals;
     for (const auto& inference : inferences) totals.push_back(inference.duration_us);
     std::ranges::sort(totals);
-    text += detail::str_cat(", median ", detail::profile_fixed(totals[totals.size() / 2]), " us, min ", detail::profile_fixed(totals.front()), " us");
+    text += detail::str_cat(", median ", detail::profile_fixed(totals[totals.size() / 2]), " us, min ",
+                            detail::profile_fixed(totals.front()), " us");
   }
   return text + '\n';
 }
@@ -77,10 +80,12 @@ KILN_INLINE std::string Profile::to_chrome_trace() const {
   json += detail::profile_event("load", "load", 0, load_us, "");
   for (std::size_t i = 0; i < inferences.size(); ++i) {
     const InferenceTiming& inference = inferences[i];
-    json += ',' + detail::profile_event(detail::str_cat("inference ", i), "inference", inference.start_us, inference.duration_us, "");
+    json += ',' + detail::profile_event(detail::str_cat("inference ", i), "inference", inference.start_us,
+                                        inference.duration_us, "");
     for (const LayerTiming& layer : inference.layers)
-      json += ',' + detail::profile_event(layer.layer, "layer", inference.start_us + layer.start_us, layer.duration_us,
-                          detail::str_cat(",\"args\":{\"op\":\"", layer.op, "\",\"backend\":\"", layer.backend, "\"}"));
+      json += ',' + detail::profile_event(
+                        layer.layer, "layer", inference.start_us + layer.start_us, layer.duration_us,
+                        detail::str_cat(",\"args\":{\"op\":\"", layer.op, "\",\"backend\":\"", layer.backend, "\"}"));
   }
   return json + "],\"displayTimeUnit\":\"ms\"}";
 }

@@ -64,7 +64,9 @@ class Runtime {
     std::lock_guard lifecycle(lifecycle_mutex_);
     Status ready;
     for_each_context([&](auto& context) {
-      if constexpr (requires { { context.before_load(network.network()) } -> std::same_as<Status>; })
+      if constexpr (requires {
+                      { context.before_load(network.network()) } -> std::same_as<Status>;
+                    })
         if (ready) ready = context.before_load(network.network());
     });
     if (!ready) return failed("load", ready);
@@ -82,9 +84,10 @@ class Runtime {
     });
     if (options_.logger.enabled(LogSeverity::Info)) {
       const MemorySummary& memory = (*loaded)->memory_summary();
-      options_.logger.log(LogSeverity::Info, "loaded network ", id, " (", network.execution_order().size(), " layers): ",
-                          memory.strategy, " arena ", memory.arena_bytes, " bytes, lower bound ", memory.lower_bound_bytes,
-                          ", constants ", memory.constant_bytes, " bytes, in ", (*loaded)->load_us(), " us");
+      options_.logger.log(LogSeverity::Info, "loaded network ", id, " (", network.execution_order().size(),
+                          " layers): ", memory.strategy, " arena ", memory.arena_bytes, " bytes, lower bound ",
+                          memory.lower_bound_bytes, ", constants ", memory.constant_bytes, " bytes, in ",
+                          (*loaded)->load_us(), " us");
     }
     return id;
   }
@@ -239,8 +242,8 @@ class Runtime {
   Status unknown(NetworkId id) const {
     std::string loaded;
     for (const auto& entry : networks_) loaded += detail::str_cat(loaded.empty() ? "" : ", ", entry.first);
-    return Status::error(ErrorCode::NotFound, "network ", id, " is not loaded; loaded networks: ",
-                         loaded.empty() ? std::string("none") : loaded);
+    return Status::error(ErrorCode::NotFound, "network ", id,
+                         " is not loaded; loaded networks: ", loaded.empty() ? std::string("none") : loaded);
   }
 
   Status failed(std::string_view what, const Status& status) const {

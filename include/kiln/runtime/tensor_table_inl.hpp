@@ -10,7 +10,8 @@
 
 namespace kiln::detail {
 
-KILN_INLINE Status TensorTable::add_outputs(const Network& network, std::size_t alignment, const ErasedAllocator& allocator) {
+KILN_INLINE Status TensorTable::add_outputs(const Network& network, std::size_t alignment,
+                                            const ErasedAllocator& allocator) {
   alignment_ = alignment;
   slot_of_.assign(network.num_layers(), {});
   for (LayerId id : network.execution_order()) {
@@ -39,8 +40,8 @@ KILN_INLINE Status TensorTable::add_outputs(const Network& network, std::size_t 
 KILN_INLINE std::uint8_t TensorTable::device_kind(const BackendDescription& backend, void* context) {
   auto known = std::ranges::find(device_kinds_, backend.memory, &DeviceMemoryKind::name);
   if (known == device_kinds_.end()) {
-    device_kinds_.push_back({backend.memory, &backend.hooks, context,
-                             std::max(backend.alignment, backend.hooks.arena_alignment(context))});
+    device_kinds_.push_back(
+        {backend.memory, &backend.hooks, context, std::max(backend.alignment, backend.hooks.arena_alignment(context))});
     known = device_kinds_.end() - 1;
   }
   return static_cast<std::uint8_t>(known - device_kinds_.begin() + 1);
@@ -58,8 +59,8 @@ KILN_INLINE Status TensorTable::plan(const Network& network, const MemoryPlanner
     all.push_back({slot.memory, tensor.request, &slot.offset});
   }
   for (std::size_t i = 0; i < scratch_.size(); ++i)
-    all.push_back({scratch_[i].memory, {scratch_[i].bytes, scratch_positions_[i], scratch_positions_[i]},
-                   &scratch_[i].offset});
+    all.push_back(
+        {scratch_[i].memory, {scratch_[i].bytes, scratch_positions_[i], scratch_positions_[i]}, &scratch_[i].offset});
   summary_.strategy = planner.name;
   for (std::uint8_t memory = 0; memory <= device_kinds_.size(); ++memory) {
     std::vector<BufferRequest> requests;

@@ -24,7 +24,8 @@ class ZeroCopy {
   void bind_outputs(const NetworkLayout& layout, WorkingMemory& memory, std::span<const OutputBinding> outputs) const;
   /// Points the readers of input step `s` at the user's buffer (`import`) or at the arena copy,
   /// and the device readers of its copies at the buffer wrapped for their device when it can be.
-  Status bind_input(const NetworkLayout& layout, WorkingMemory& memory, std::size_t s, const void* user, bool import) const;
+  Status bind_input(const NetworkLayout& layout, WorkingMemory& memory, std::size_t s, const void* user,
+                    bool import) const;
 
   /// Checks and remembers user buffers for later inferences.
   template <class Binding>
@@ -48,7 +49,8 @@ class ZeroCopy {
     std::uint8_t import_kind = 0;
     Views device_readers;
   };
-  Status import_to_devices(const NetworkLayout& layout, WorkingMemory& memory, std::size_t input, const void* host) const;
+  Status import_to_devices(const NetworkLayout& layout, WorkingMemory& memory, std::size_t input,
+                           const void* host) const;
 
   template <class Binding>
   struct ImportTable {
@@ -57,8 +59,10 @@ class ZeroCopy {
   };
   template <class Binding>
   ImportTable<Binding>& table() const {
-    if constexpr (std::same_as<Binding, InputBinding>) return imported_inputs_;
-    else return imported_outputs_;
+    if constexpr (std::same_as<Binding, InputBinding>)
+      return imported_inputs_;
+    else
+      return imported_outputs_;
   }
 
   std::vector<StepViews> views_;  ///< per step
@@ -68,7 +72,8 @@ class ZeroCopy {
 };
 
 template <class Binding>
-Expected<std::vector<ImportedId>> ZeroCopy::import(const NetworkLayout& layout, std::span<const Binding> bindings) const {
+Expected<std::vector<ImportedId>> ZeroCopy::import(const NetworkLayout& layout,
+                                                   std::span<const Binding> bindings) const {
   constexpr bool is_input = std::same_as<Binding, InputBinding>;
   constexpr std::string_view what = is_input ? "input" : "output";
   const Step::Kind kind = is_input ? Step::Kind::Input : Step::Kind::Output;
@@ -80,7 +85,8 @@ Expected<std::vector<ImportedId>> ZeroCopy::import(const NetworkLayout& layout, 
     if (tensor.info.type != info->type || tensor.info.shape != info->shape)
       return Status::error(ErrorCode::InvalidArgument, what, " binding ", binding.id, " expects ", info->to_string(),
                            " but the buffer is ", tensor.info.to_string());
-    if (reinterpret_cast<std::uintptr_t>(tensor.data) % alignment != 0 || (tensor.data == nullptr && info->num_bytes() != 0))
+    if (reinterpret_cast<std::uintptr_t>(tensor.data) % alignment != 0 ||
+        (tensor.data == nullptr && info->num_bytes() != 0))
       return Status::error(ErrorCode::InvalidArgument, "pre-imported ", what, " binding ", binding.id,
                            " needs a non-null buffer aligned to ", alignment, " bytes");
   }
@@ -101,21 +107,24 @@ Status ZeroCopy::clear(std::span<const ImportedId> ids) const {
   auto& imports = table<Binding>();
   for (ImportedId id : ids)
     if (imports.bindings.count(id) == 0)
-      return Status::error(ErrorCode::NotFound, "pre-imported ", what, ' ', id, " does not exist (never imported, or cleared)");
+      return Status::error(ErrorCode::NotFound, "pre-imported ", what, ' ', id,
+                           " does not exist (never imported, or cleared)");
   for (ImportedId id : ids) imports.bindings.erase(id);
   return Status::ok();
 }
 
 template <class Binding>
-Expected<std::vector<Binding>> ZeroCopy::with_imported(std::span<const Binding> given, std::span<const ImportedId> ids) const {
+Expected<std::vector<Binding>> ZeroCopy::with_imported(std::span<const Binding> given,
+                                                       std::span<const ImportedId> ids) const {
   std::vector<Binding> all(given.begin(), given.end());
   std::lock_guard lock(mutex_);
   const auto& imports = table<Binding>();
   for (ImportedId id : ids) {
     auto it = imports.bindings.find(id);
     if (it == imports.bindings.end())
-      return Status::error(ErrorCode::NotFound, "pre-imported ", std::same_as<Binding, InputBinding> ? "input " : "output ",
-                           id, " does not exist (never imported, or cleared)");
+      return Status::error(ErrorCode::NotFound, "pre-imported ",
+                           std::same_as<Binding, InputBinding> ? "input " : "output ", id,
+                           " does not exist (never imported, or cleared)");
     all.push_back(it->second);
   }
   return all;

@@ -46,7 +46,7 @@ KILN_INLINE void ZeroCopy::find_views(const NetworkLayout& layout) {
 }
 
 KILN_INLINE void ZeroCopy::bind_outputs(const NetworkLayout& layout, WorkingMemory& memory,
-                                   std::span<const OutputBinding> outputs) const {
+                                        std::span<const OutputBinding> outputs) const {
   const std::size_t alignment = layout.tensors.alignment();
   for (std::size_t s = 0; s < layout.steps.size(); ++s) {
     const Step& step = layout.steps[s];
@@ -63,8 +63,8 @@ KILN_INLINE void ZeroCopy::bind_outputs(const NetworkLayout& layout, WorkingMemo
   }
 }
 
-KILN_INLINE Status ZeroCopy::bind_input(const NetworkLayout& layout, WorkingMemory& memory, std::size_t s, const void* user,
-                                   bool import) const {
+KILN_INLINE Status ZeroCopy::bind_input(const NetworkLayout& layout, WorkingMemory& memory, std::size_t s,
+                                        const void* user, bool import) const {
   // Readers see the user's buffer (import) or the arena copy; neither is ever written.
   const void* source = import ? user : memory.outputs[s][0].data;
   for (const auto& [reader, position] : views_[s].zero_copy) memory.inputs[reader][position].data = source;
@@ -72,7 +72,7 @@ KILN_INLINE Status ZeroCopy::bind_input(const NetworkLayout& layout, WorkingMemo
 }
 
 KILN_INLINE Status ZeroCopy::import_to_devices(const NetworkLayout& layout, WorkingMemory& memory, std::size_t input,
-                                          const void* host) const {
+                                               const void* host) const {
   for (const auto& [copy_step, position] : views_[input].zero_copy) {
     const StepViews& copy = views_[copy_step];
     if (copy.import_kind == 0) continue;

@@ -69,8 +69,10 @@ Status constant_of_shape(Importer& im) {
     count *= static_cast<std::uint64_t>(d);
     value.dims.push_back(d);
   }
-  if (value.is_float) value.floats.assign(count, fill.floats[0]);
-  else value.ints.assign(count, fill.ints[0]);
+  if (value.is_float)
+    value.floats.assign(count, fill.floats[0]);
+  else
+    value.ints.assign(count, fill.ints[0]);
   im.define_constant(0, std::move(value), type);
   return Status::ok();
 }
@@ -83,8 +85,9 @@ Status cast(Importer& im) {
   if (!x->constant) {
     // A computed tensor keeps its type: float to float32, integers to 32 or 64 bits, bool to bool.
     const bool same = type == DataType::Float32 ? *to == ::onnx::TensorProto::FLOAT
-                      : type == DataType::Signed32 ? *to == ::onnx::TensorProto::INT32 || *to == ::onnx::TensorProto::INT64
-                                                   : true;
+                      : type == DataType::Signed32
+                          ? *to == ::onnx::TensorProto::INT32 || *to == ::onnx::TensorProto::INT64
+                          : true;
     if (type != x->type || !same)
       return im.error("Cast of a computed tensor from ", to_string(x->type), " to ",
                       onnx_type_name(static_cast<std::int32_t>(*to)), " (only constants are cast)");
@@ -118,11 +121,14 @@ Status range(Importer& im) {
   const double step = delta->is_float ? delta->floats[0] : static_cast<double>(delta->ints[0]);
   if (step == 0.0) return im.invalid("delta is zero");
   const double count = std::max(std::ceil((last - first) / step), 0.0);
-  if (!(count <= static_cast<double>(max_folded_elements))) return im.error("a range of more than ", max_folded_elements, " elements");
+  if (!(count <= static_cast<double>(max_folded_elements)))
+    return im.error("a range of more than ", max_folded_elements, " elements");
   ConstValue value{{static_cast<std::int64_t>(count)}, start->is_float, false, {}, {}};
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) {
-    if (value.is_float) value.floats.push_back(static_cast<float>(first + static_cast<double>(i) * step));
-    else value.ints.push_back(start->ints[0] + i * delta->int_at(0));
+    if (value.is_float)
+      value.floats.push_back(static_cast<float>(first + static_cast<double>(i) * step));
+    else
+      value.ints.push_back(start->ints[0] + i * delta->int_at(0));
   }
   KILN_ONNX_TRY(x, im.input(0));
   im.define_constant(0, std::move(value), x->type);

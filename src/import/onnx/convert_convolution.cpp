@@ -75,7 +75,8 @@ Status conv_transpose(Importer& im) {
   if (auto s = check_ranks(im, *x, *w); !s) return s;
   const bool one_d = x->dims.size() == 3;
   const std::size_t axes = x->dims.size() - 2;
-  if (im.attr_int("group", 1) != 1) return im.error("group ", im.attr_int("group", 1), " (kiln's TransposeConvolution2d has group 1)");
+  if (im.attr_int("group", 1) != 1)
+    return im.error("group ", im.attr_int("group", 1), " (kiln's TransposeConvolution2d has group 1)");
   if (w->dims[0] != x->dims[1])
     return im.invalid("weights [", w->dims[0], ", ...] do not match input channels ", x->dims[1]);
   KILN_ONNX_TRY(strides, spatial_attr(im, "strides", axes, 1));
@@ -83,11 +84,13 @@ Status conv_transpose(Importer& im) {
   if (std::ranges::any_of(dilations, [](std::int64_t d) { return d != 1; }))
     return im.error("dilations other than 1 (kiln's TransposeConvolution2d has none)");
   KILN_ONNX_TRY(pads, spatial_attr(im, "pads", axes, 0));
-  std::vector<std::int64_t> output_padding = im.attr_ints("output_padding").value_or(std::vector<std::int64_t>(axes, 0));
+  std::vector<std::int64_t> output_padding =
+      im.attr_ints("output_padding").value_or(std::vector<std::int64_t>(axes, 0));
   if (output_padding.size() != axes) return im.invalid("output_padding has ", output_padding.size(), " values");
   const std::string auto_pad = im.attr_string("auto_pad").value_or("NOTSET");
   auto output_shape = im.attr_ints("output_shape");
-  if (output_shape && output_shape->size() == axes + 2) output_shape->erase(output_shape->begin(), output_shape->begin() + 2);
+  if (output_shape && output_shape->size() == axes + 2)
+    output_shape->erase(output_shape->begin(), output_shape->begin() + 2);
   if (!output_shape && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")) {
     output_shape.emplace();
     for (std::size_t a = 0; a < axes; ++a) output_shape->push_back(x->dims[2 + a] * strides[a]);
@@ -113,7 +116,8 @@ Status conv_transpose(Importer& im) {
   auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
   ops::TransposeConvolution2d::Params params;
   if (axes == 2) {
-    params = {{u(pads[0]), u(pads[2]), u(pads[1]), u(pads[3])}, {u(strides[0]), u(strides[1])},
+    params = {{u(pads[0]), u(pads[2]), u(pads[1]), u(pads[3])},
+              {u(strides[0]), u(strides[1])},
               {u(output_padding[0]), u(output_padding[1])}};
   } else {
     params = {{0, 0, u(pads[0]), u(pads[1])}, {1, u(strides[0])}, {0, u(output_padding[0])}};

@@ -27,7 +27,8 @@ Expected<OutputSlot> scaled(Importer& im, OutputSlot x, float scale, std::string
   if (scale == 1.0f) return x;
   const float value[] = {scale};
   const OutputSlot factor = im.add_constant(ConstValue{{1}, true, false, {value[0]}, {}}, DataType::Float32, suffix);
-  return im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Mul}, {x, factor}, kiln::detail::str_cat(suffix, "_mul"));
+  return im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Mul}, {x, factor},
+                                        kiln::detail::str_cat(suffix, "_mul"));
 }
 
 Status gemm(Importer& im) {
@@ -58,7 +59,8 @@ Status gemm(Importer& im) {
     inputs.push_back(dense_weights(im, *b, trans_b, alpha));
     if (c_is_bias) {
       ConstValue bias{{n}, true, false, {}, {}};
-      for (std::int64_t i = 0; i < n; ++i) bias.floats.push_back(beta * c->constant->floats[c->constant->size() == 1 ? 0 : i]);
+      for (std::int64_t i = 0; i < n; ++i)
+        bias.floats.push_back(beta * c->constant->floats[c->constant->size() == 1 ? 0 : i]);
       inputs.push_back(im.add_constant(bias, DataType::Float32, "bias"));
     }
     KILN_ONNX_TRY(fc, im.add<ops::FullyConnected>({}, inputs));

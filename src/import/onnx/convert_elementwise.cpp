@@ -206,13 +206,19 @@ Status variadic(Importer& im) {
 
 constexpr ConverterEntry activations[] = {
     {"Clip", clip},
-    {"Elu", [](Importer& im) { return activation(im, {ActivationFunction::ELU, im.attr_float("alpha", 1.0f), 0.0f}); }},
+    {"Elu",
+     [](Importer& im) {
+       return activation(im, {ActivationFunction::ELU, im.attr_float("alpha", 1.0f), 0.0f});
+     }},
     {"Gelu", gelu},
-    {"HardSigmoid", [](Importer& im) {
-       return activation(im, {ActivationFunction::HardSigmoid, im.attr_float("alpha", 0.2f), im.attr_float("beta", 0.5f)});
+    {"HardSigmoid",
+     [](Importer& im) {
+       return activation(im,
+                         {ActivationFunction::HardSigmoid, im.attr_float("alpha", 0.2f), im.attr_float("beta", 0.5f)});
      }},
     {"HardSwish", [](Importer& im) { return activation(im, {ActivationFunction::HardSwish}); }},
-    {"LeakyRelu", [](Importer& im) {
+    {"LeakyRelu",
+     [](Importer& im) {
        return activation(im, {ActivationFunction::LeakyReLU, im.attr_float("alpha", 0.01f), 0.0f});
      }},
     {"Relu", [](Importer& im) { return activation(im, {ActivationFunction::ReLU}); }},
@@ -221,20 +227,13 @@ constexpr ConverterEntry activations[] = {
 };
 
 constexpr ConverterEntry elementwise[] = {
-    {"Abs", unary<ops::UnaryOperation::Abs>},
-    {"Add", binary<ops::BinaryOperation::Add>},
-    {"Div", binary<ops::BinaryOperation::Div>},
-    {"Erf", unary<ops::UnaryOperation::Erf>},
-    {"Exp", unary<ops::UnaryOperation::Exp>},
-    {"Log", unary<ops::UnaryOperation::Log>},
-    {"Max", variadic<ops::BinaryOperation::Maximum>},
-    {"Min", variadic<ops::BinaryOperation::Minimum>},
-    {"Mul", binary<ops::BinaryOperation::Mul>},
-    {"Neg", unary<ops::UnaryOperation::Neg>},
-    {"Pow", binary<ops::BinaryOperation::Power>},
-    {"Reciprocal", unary<ops::UnaryOperation::Reciprocal>},
-    {"Sqrt", unary<ops::UnaryOperation::Sqrt>},
-    {"Sub", binary<ops::BinaryOperation::Sub>},
+    {"Abs", unary<ops::UnaryOperation::Abs>},         {"Add", binary<ops::BinaryOperation::Add>},
+    {"Div", binary<ops::BinaryOperation::Div>},       {"Erf", unary<ops::UnaryOperation::Erf>},
+    {"Exp", unary<ops::UnaryOperation::Exp>},         {"Log", unary<ops::UnaryOperation::Log>},
+    {"Max", variadic<ops::BinaryOperation::Maximum>}, {"Min", variadic<ops::BinaryOperation::Minimum>},
+    {"Mul", binary<ops::BinaryOperation::Mul>},       {"Neg", unary<ops::UnaryOperation::Neg>},
+    {"Pow", binary<ops::BinaryOperation::Power>},     {"Reciprocal", unary<ops::UnaryOperation::Reciprocal>},
+    {"Sqrt", unary<ops::UnaryOperation::Sqrt>},       {"Sub", binary<ops::BinaryOperation::Sub>},
 };
 
 }  // namespace

@@ -32,7 +32,8 @@ Status reduce(Importer& im) {
   // Channels-last survives a reduction that keeps the rank.
   const Layout layout = keep_dims ? Importer::preferred_layout(*x) : Layout::Plain;
   if (layout == Layout::ChannelsLast)
-    for (std::int64_t& axis : axes) axis = static_cast<std::int64_t>(channels_last_axis(static_cast<std::size_t>(axis), x->dims.size()));
+    for (std::int64_t& axis : axes)
+      axis = static_cast<std::int64_t>(channels_last_axis(static_cast<std::size_t>(axis), x->dims.size()));
   return im.define_op<ops::Reduce>({Operation, axes, keep_dims}, *x, layout);
 }
 

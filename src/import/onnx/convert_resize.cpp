@@ -19,20 +19,33 @@ Status resize_to(Importer& im, Value& x, std::span<const std::int64_t> sizes, co
   if (x.dims.size() != 4) return im.error("input has ", x.dims.size(), " dimensions; kiln resizes 4-D NCHW tensors");
   if (sizes[0] != x.dims[0] || sizes[1] != x.dims[1]) return im.error("resizing the batch or channel axis");
   ops::Resize::Params params;
-  if (a.mode == "nearest") params.method = ops::ResizeMethod::Nearest;
-  else if (a.mode == "linear" || a.mode == "bilinear") params.method = ops::ResizeMethod::Bilinear;
-  else return im.error("mode '", a.mode, "' (kiln resizes with nearest and linear)");
+  if (a.mode == "nearest")
+    params.method = ops::ResizeMethod::Nearest;
+  else if (a.mode == "linear" || a.mode == "bilinear")
+    params.method = ops::ResizeMethod::Bilinear;
+  else
+    return im.error("mode '", a.mode, "' (kiln resizes with nearest and linear)");
   const bool sizes_change = sizes[2] != x.dims[2] || sizes[3] != x.dims[3];
-  if (a.transform == "asymmetric") params.transform = ops::CoordinateTransform::Asymmetric;
-  else if (a.transform == "half_pixel") params.transform = ops::CoordinateTransform::HalfPixel;
-  else if (a.transform == "pytorch_half_pixel" && sizes[2] > 1 && sizes[3] > 1) params.transform = ops::CoordinateTransform::HalfPixel;
-  else if (a.transform == "align_corners") params.transform = ops::CoordinateTransform::AlignCorners;
-  else if (sizes_change) return im.error("coordinate_transformation_mode '", a.transform, "'");
-  if (a.nearest_mode == "floor") params.rounding = ops::NearestRounding::Floor;
-  else if (a.nearest_mode == "ceil") params.rounding = ops::NearestRounding::Ceil;
-  else if (a.nearest_mode == "round_prefer_floor") params.rounding = ops::NearestRounding::RoundPreferFloor;
-  else if (a.nearest_mode == "round_prefer_ceil") params.rounding = ops::NearestRounding::RoundPreferCeil;
-  else return im.error("nearest_mode '", a.nearest_mode, "'");
+  if (a.transform == "asymmetric")
+    params.transform = ops::CoordinateTransform::Asymmetric;
+  else if (a.transform == "half_pixel")
+    params.transform = ops::CoordinateTransform::HalfPixel;
+  else if (a.transform == "pytorch_half_pixel" && sizes[2] > 1 && sizes[3] > 1)
+    params.transform = ops::CoordinateTransform::HalfPixel;
+  else if (a.transform == "align_corners")
+    params.transform = ops::CoordinateTransform::AlignCorners;
+  else if (sizes_change)
+    return im.error("coordinate_transformation_mode '", a.transform, "'");
+  if (a.nearest_mode == "floor")
+    params.rounding = ops::NearestRounding::Floor;
+  else if (a.nearest_mode == "ceil")
+    params.rounding = ops::NearestRounding::Ceil;
+  else if (a.nearest_mode == "round_prefer_floor")
+    params.rounding = ops::NearestRounding::RoundPreferFloor;
+  else if (a.nearest_mode == "round_prefer_ceil")
+    params.rounding = ops::NearestRounding::RoundPreferCeil;
+  else
+    return im.error("nearest_mode '", a.nearest_mode, "'");
   if (sizes[2] <= 0 || sizes[3] <= 0 || sizes[2] > 1 << 24 || sizes[3] > 1 << 24)
     return im.invalid("output size ", sizes[2], " x ", sizes[3], " is out of range");
   params.height = static_cast<std::uint32_t>(sizes[2]);
@@ -44,7 +57,8 @@ Status resize_to(Importer& im, Value& x, std::span<const std::int64_t> sizes, co
 }
 
 Expected<std::vector<std::int64_t>> sizes_from_scales(Importer& im, const Value& x, std::span<const float> scales) {
-  if (scales.size() != x.dims.size()) return im.invalid("scales has ", scales.size(), " values for rank ", x.dims.size());
+  if (scales.size() != x.dims.size())
+    return im.invalid("scales has ", scales.size(), " values for rank ", x.dims.size());
   std::vector<std::int64_t> sizes;
   for (std::size_t d = 0; d < scales.size(); ++d) {
     if (!(scales[d] > 0.0f) || !(scales[d] < 1e6f)) return im.invalid("scale ", scales[d], " is out of range");
@@ -59,9 +73,10 @@ Expected<std::vector<std::int64_t>> sizes_from_scales(Importer& im, const Value&
 
 Status resize(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
-  ResizeAttributes a{im.attr_string("mode").value_or("nearest"),
-                     im.attr_string("coordinate_transformation_mode").value_or(im.opset() < 11 ? "asymmetric" : "half_pixel"),
-                     im.attr_string("nearest_mode").value_or(im.opset() < 11 ? "floor" : "round_prefer_floor")};
+  ResizeAttributes a{
+      im.attr_string("mode").value_or("nearest"),
+      im.attr_string("coordinate_transformation_mode").value_or(im.opset() < 11 ? "asymmetric" : "half_pixel"),
+      im.attr_string("nearest_mode").value_or(im.opset() < 11 ? "floor" : "round_prefer_floor")};
   if (im.attr_int("antialias", 0) != 0) return im.error("antialias 1");
   if (im.attr("axes") != nullptr) return im.error("the axes attribute");
   if (im.attr_string("keep_aspect_ratio_policy").value_or("stretch") != "stretch")
@@ -73,7 +88,8 @@ Status resize(Importer& im) {
     KILN_ONNX_TRY(sizes, im.constant_input(3, "sizes"));
     std::vector<std::int64_t> dims;
     for (std::size_t i = 0; i < sizes->size(); ++i) dims.push_back(sizes->int_at(i));
-    if (dims.size() != x->dims.size()) return im.invalid("sizes has ", dims.size(), " values for rank ", x->dims.size());
+    if (dims.size() != x->dims.size())
+      return im.invalid("sizes has ", dims.size(), " values for rank ", x->dims.size());
     return resize_to(im, *x, dims, a);
   }
   KILN_ONNX_TRY(scales, im.constant_input(scales_index, "scales"));

@@ -75,7 +75,8 @@ Status reshape(Importer& im) {
       known *= static_cast<std::uint64_t>(shape[i]);
     }
   }
-  if (std::ranges::count(shape, 0) > 0) return im.error("a shape with a zero dimension (kiln does not run empty tensors)");
+  if (std::ranges::count(shape, 0) > 0)
+    return im.error("a shape with a zero dimension (kiln does not run empty tensors)");
   const std::uint64_t count = element_count(x->dims);
   if (inferred) {
     if (known == 0 || count % known != 0) return im.invalid("cannot infer the -1 for ", count, " elements");
@@ -157,7 +158,8 @@ Status transpose(Importer& im) {
     if (requested.size() != rank) return im.invalid("perm has ", requested.size(), " entries for rank ", rank);
     std::vector<bool> seen(rank, false);
     for (std::size_t d = 0; d < rank; ++d) {
-      if (requested[d] < 0 || requested[d] >= static_cast<std::int64_t>(rank) || seen[static_cast<std::size_t>(requested[d])])
+      if (requested[d] < 0 || requested[d] >= static_cast<std::int64_t>(rank) ||
+          seen[static_cast<std::size_t>(requested[d])])
         return im.invalid("perm is not a permutation of 0..", rank - 1);
       perm[d] = static_cast<std::size_t>(requested[d]);
       seen[perm[d]] = true;
@@ -209,8 +211,10 @@ Status concat(Importer& im) {
         const std::size_t block = v->constant->size() / static_cast<std::size_t>(std::max<std::int64_t>(outer, 1));
         for (std::size_t i = 0; i < block; ++i) {
           const std::size_t source = static_cast<std::size_t>(o) * block + i;
-          if (out.is_float) out.floats.push_back(v->constant->float_at(source));
-          else out.ints.push_back(v->constant->int_at(source));
+          if (out.is_float)
+            out.floats.push_back(v->constant->float_at(source));
+          else
+            out.ints.push_back(v->constant->int_at(source));
         }
       }
     im.define_constant(0, std::move(out), first->type);
@@ -242,7 +246,8 @@ Status split(Importer& im) {
   }
   if (sizes.empty()) {  // equal parts, the last one smaller when the axis does not divide (opset 18)
     const std::int64_t parts = im.attr_int("num_outputs", static_cast<std::int64_t>(outputs));
-    if (parts <= 0 || static_cast<std::size_t>(parts) != outputs) return im.invalid("num_outputs does not match the outputs");
+    if (parts <= 0 || static_cast<std::size_t>(parts) != outputs)
+      return im.invalid("num_outputs does not match the outputs");
     const std::int64_t part = (x->dims[axis] + parts - 1) / parts;
     for (std::int64_t i = 0, left = x->dims[axis]; i < parts; ++i, left -= part) sizes.push_back(std::min(part, left));
   }
@@ -344,10 +349,14 @@ Status pad(Importer& im) {
   if (pads.size() != 2 * axes.size()) return im.invalid("pads has ", pads.size(), " values for ", axes.size(), " axes");
   const std::string mode = im.attr_string("mode").value_or("constant");
   ops::Pad::Params params;
-  if (mode == "constant") params.mode = ops::PadMode::Constant;
-  else if (mode == "reflect") params.mode = ops::PadMode::Reflect;
-  else if (mode == "edge") params.mode = ops::PadMode::Edge;
-  else return im.error("mode '", mode, "'");
+  if (mode == "constant")
+    params.mode = ops::PadMode::Constant;
+  else if (mode == "reflect")
+    params.mode = ops::PadMode::Reflect;
+  else if (mode == "edge")
+    params.mode = ops::PadMode::Edge;
+  else
+    return im.error("mode '", mode, "'");
   params.value = value;
   const Layout layout = Importer::preferred_layout(*x);
   params.before.assign(rank, 0);
@@ -399,9 +408,9 @@ Status gather(Importer& im) {
 }
 
 constexpr ConverterEntry converters[] = {
-    {"Concat", concat},   {"Dropout", identity}, {"Flatten", flatten},     {"Gather", gather},
-    {"Identity", identity}, {"Pad", pad},        {"Reshape", reshape},     {"Slice", slice},
-    {"Split", split},     {"Squeeze", squeeze},  {"Transpose", transpose}, {"Unsqueeze", unsqueeze},
+    {"Concat", concat},     {"Dropout", identity}, {"Flatten", flatten},     {"Gather", gather},
+    {"Identity", identity}, {"Pad", pad},          {"Reshape", reshape},     {"Slice", slice},
+    {"Split", split},       {"Squeeze", squeeze},  {"Transpose", transpose}, {"Unsqueeze", unsqueeze},
 };
 
 }  // namespace

@@ -90,8 +90,8 @@ std::string Importer::node_description() const {
 }
 
 std::string Importer::layer_name(std::string_view suffix) const {
-  std::string base = node_->name().empty() ? kiln::detail::str_cat(node_->op_type(), '_', node_->output(0))
-                                           : node_->name();
+  std::string base =
+      node_->name().empty() ? kiln::detail::str_cat(node_->op_type(), '_', node_->output(0)) : node_->name();
   return suffix.empty() ? base : kiln::detail::str_cat(base, '/', suffix);
 }
 
@@ -220,7 +220,8 @@ Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t r
           return error("constant value ", v, " does not fit kiln's 32-bit integers");
     if (layout == Layout::ChannelsLast)
       expanded = expanded.gathered(layout_dims(dims, layout), transpose_order(dims, to_channels_last(rank)));
-    const OutputSlot slot = add_constant(expanded, value.type, layout == Layout::ChannelsLast ? "constant_nhwc" : "constant");
+    const OutputSlot slot =
+        add_constant(expanded, value.type, layout == Layout::ChannelsLast ? "constant_nhwc" : "constant");
     if (rank == own_rank) (layout == Layout::Plain ? value.plain : value.channels_last) = slot;
     return slot;
   }
@@ -230,9 +231,9 @@ Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t r
     if (layout == Layout::Plain && value.plain) return *value.plain;
     if (layout == Layout::ChannelsLast && value.channels_last) return *value.channels_last;
     const bool to_plain = layout == Layout::Plain;
-    KILN_ONNX_TRY(slot, permute(to_plain ? *value.channels_last : *value.plain,
-                                to_plain ? from_channels_last(rank) : to_channels_last(rank),
-                                to_plain ? "to_nchw" : "to_nhwc"));
+    KILN_ONNX_TRY(
+        slot, permute(to_plain ? *value.channels_last : *value.plain,
+                      to_plain ? from_channels_last(rank) : to_channels_last(rank), to_plain ? "to_nchw" : "to_nhwc"));
     (to_plain ? value.plain : value.channels_last) = slot;
     return slot;
   }
@@ -270,8 +271,10 @@ void Importer::define(std::size_t i, OutputSlot slot, Layout layout) {
   const std::size_t rank = slot_info.rank();
   const auto order = layout == Layout::Plain ? std::vector<std::size_t>(rank) : from_channels_last(rank);
   for (std::size_t d = 0; d < rank; ++d) value.dims.push_back(slot_info.shape[layout == Layout::Plain ? d : order[d]]);
-  if (layout == Layout::Plain || rank < 3) value.plain = slot;
-  else value.channels_last = slot;
+  if (layout == Layout::Plain || rank < 3)
+    value.plain = slot;
+  else
+    value.channels_last = slot;
   values_[node_->output(static_cast<int>(i))] = std::move(value);
 }
 
@@ -312,8 +315,7 @@ Expected<Window2d> read_window(const Importer& im, std::span<const std::int64_t>
   std::vector<std::int64_t> kernel_shape(kernel.begin(), kernel.end());
   if (im.attr("kernel_shape") != nullptr || kernel.empty()) {
     KILN_ONNX_TRY(k, spatial_attr(im, "kernel_shape", axes, 0));
-    if (!kernel.empty() && !std::ranges::equal(k, kernel))
-      return im.invalid("kernel_shape does not match the weights");
+    if (!kernel.empty() && !std::ranges::equal(k, kernel)) return im.invalid("kernel_shape does not match the weights");
     kernel_shape = k;
   }
   KILN_ONNX_TRY(strides, spatial_attr(im, "strides", axes, 1));
@@ -387,7 +389,8 @@ Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, BindingId 
                            dim.has_dim_param() ? kiln::detail::str_cat(" '", dim.dim_param(), "'") : std::string{},
                            "; kiln needs static shapes (export the model with fixed input sizes)");
     if (dim.dim_value() == 0)
-      return Status::error(ErrorCode::Unsupported, context, " has an empty dimension (kiln does not run empty tensors)");
+      return Status::error(ErrorCode::Unsupported, context,
+                           " has an empty dimension (kiln does not run empty tensors)");
     value.dims.push_back(dim.dim_value());
   }
   auto dims = to_dims(value.dims);
@@ -428,7 +431,8 @@ Status Importer::convert_node(const ::onnx::NodeProto& node) {
     return error("kiln's importer does not support op ", node.op_type());
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !values_.contains(node.input(i)))
-      return invalid("input ", i, " '", node.input(i), "' is not produced by any earlier node (the graph must be "
+      return invalid("input ", i, " '", node.input(i),
+                     "' is not produced by any earlier node (the graph must be "
                      "topologically sorted)");
   if (auto status = found->convert(*this); !status) return status;
   for (int i = 0; i < node.output_size(); ++i)
@@ -459,7 +463,8 @@ Status Importer::add_constant_input(const HostTensor& tensor) {
     } else if (tensor.info.type == DataType::Boolean) {
       constant.ints.push_back(std::to_integer<int>(tensor.data[i]) != 0 ? 1 : 0);
     } else {
-      return Status::error(ErrorCode::Unsupported, "constant input '", tensor.name, "' is ", to_string(tensor.info.type));
+      return Status::error(ErrorCode::Unsupported, "constant input '", tensor.name, "' is ",
+                           to_string(tensor.info.type));
     }
   }
   value.dims = constant.dims;

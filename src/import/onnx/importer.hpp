@@ -124,7 +124,8 @@ class Importer {
   /// Adds a layer reading `inputs`, infers its outputs now (errors name the node) and returns
   /// its first output.
   template <OpDescriptor Op>
-  Expected<OutputSlot> add(typename Op::Params params, std::span<const OutputSlot> inputs, std::string_view suffix = {}) {
+  Expected<OutputSlot> add(typename Op::Params params, std::span<const OutputSlot> inputs,
+                           std::string_view suffix = {}) {
     std::vector<TensorInfo> infos;
     for (const OutputSlot& slot : inputs) infos.push_back(info(slot));
     std::vector<TensorInfo> outputs(ops::num_outputs<Op>(params));
@@ -226,7 +227,7 @@ Expected<std::vector<std::uint32_t>> to_dims(std::span<const std::int64_t> dims)
 }  // namespace kiln::onnx::detail
 
 /// Evaluates an Expected and returns its Status from the calling function when it holds none.
-#define KILN_ONNX_TRY(name, expr)                 \
-  auto name##_expected = (expr);                  \
+#define KILN_ONNX_TRY(name, expr)                        \
+  auto name##_expected = (expr);                         \
   if (!name##_expected) return name##_expected.status(); \
   auto&& name = *name##_expected

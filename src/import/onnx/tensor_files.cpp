@@ -23,9 +23,12 @@ float half_to_float(std::uint16_t h) {
   std::uint32_t exponent = (h >> 10) & 0x1f;
   std::uint32_t mantissa = h & 0x3ff;
   std::uint32_t bits;
-  if (exponent == 0x1f) bits = sign | 0x7f800000u | (mantissa << 13);
-  else if (exponent != 0) bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  else if (mantissa == 0) bits = sign;
+  if (exponent == 0x1f)
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  else if (exponent != 0)
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  else if (mantissa == 0)
+    bits = sign;
   else {  // subnormal: normalise
     exponent = 113;
     while ((mantissa & 0x400) == 0) {
@@ -74,8 +77,8 @@ void append_raw(ConstValue& out, std::int32_t type, const char* p) {
       break;
     case ::onnx::TensorProto::INT64: out.ints.push_back(load<std::int64_t>(p)); break;
     case ::onnx::TensorProto::UINT64:
-      out.ints.push_back(static_cast<std::int64_t>(std::min<std::uint64_t>(load<std::uint64_t>(p),
-                                                                          std::numeric_limits<std::int64_t>::max())));
+      out.ints.push_back(static_cast<std::int64_t>(
+          std::min<std::uint64_t>(load<std::uint64_t>(p), std::numeric_limits<std::int64_t>::max())));
       break;
     case ::onnx::TensorProto::INT32: out.ints.push_back(load<std::int32_t>(p)); break;
     case ::onnx::TensorProto::UINT32: out.ints.push_back(load<std::uint32_t>(p)); break;
@@ -124,8 +127,7 @@ Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor) {
   const std::int32_t type = tensor.data_type();
   const std::size_t element_size = onnx_element_size(type);
   if (element_size == 0)
-    return Status::error(ErrorCode::Unsupported, context, ": element type ", onnx_type_name(type),
-                         " is not supported");
+    return Status::error(ErrorCode::Unsupported, context, ": element type ", onnx_type_name(type), " is not supported");
   ConstValue out;
   out.is_float = is_float_type(type);
   out.is_bool = type == ::onnx::TensorProto::BOOL;
@@ -137,8 +139,8 @@ Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor) {
     count *= static_cast<std::uint64_t>(d);
     out.dims.push_back(d);
   }
-  if (out.dims.size() > TensorShape::max_rank) return fail(out.dims.size(), " dimensions; kiln supports at most ",
-                                                          TensorShape::max_rank);
+  if (out.dims.size() > TensorShape::max_rank)
+    return fail(out.dims.size(), " dimensions; kiln supports at most ", TensorShape::max_rank);
   if (tensor.has_raw_data()) {
     const std::string& raw = tensor.raw_data();
     if (raw.size() != count * element_size)
@@ -169,7 +171,8 @@ Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor) {
     case ::onnx::TensorProto::UINT64:
       if (auto s = check(tensor.uint64_data_size()); !s) return s;
       for (std::uint64_t v : tensor.uint64_data())
-        out.ints.push_back(static_cast<std::int64_t>(std::min<std::uint64_t>(v, std::numeric_limits<std::int64_t>::max())));
+        out.ints.push_back(
+            static_cast<std::int64_t>(std::min<std::uint64_t>(v, std::numeric_limits<std::int64_t>::max())));
       break;
     case ::onnx::TensorProto::FLOAT16:
       if (auto s = check(tensor.int32_data_size()); !s) return s;
@@ -212,7 +215,6 @@ Expected<HostTensor> to_host(const ConstValue& value, DataType type, std::string
   }
   return out;
 }
-
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -277,15 +279,24 @@ Expected<HostTensor> read_npy(std::span<const char> bytes, const std::string& pa
   if (value.dims.size() > TensorShape::max_rank) return fail(value.dims.size(), " dimensions");
 
   std::int32_t onnx_type;
-  if (descr == "<f4") onnx_type = ::onnx::TensorProto::FLOAT;
-  else if (descr == "<f8") onnx_type = ::onnx::TensorProto::DOUBLE;
-  else if (descr == "<f2") onnx_type = ::onnx::TensorProto::FLOAT16;
-  else if (descr == "<i8") onnx_type = ::onnx::TensorProto::INT64;
-  else if (descr == "<i4") onnx_type = ::onnx::TensorProto::INT32;
-  else if (descr == "|i1") onnx_type = ::onnx::TensorProto::INT8;
-  else if (descr == "|u1") onnx_type = ::onnx::TensorProto::UINT8;
-  else if (descr == "|b1") onnx_type = ::onnx::TensorProto::BOOL;
-  else return fail("element type '", descr, "'");
+  if (descr == "<f4")
+    onnx_type = ::onnx::TensorProto::FLOAT;
+  else if (descr == "<f8")
+    onnx_type = ::onnx::TensorProto::DOUBLE;
+  else if (descr == "<f2")
+    onnx_type = ::onnx::TensorProto::FLOAT16;
+  else if (descr == "<i8")
+    onnx_type = ::onnx::TensorProto::INT64;
+  else if (descr == "<i4")
+    onnx_type = ::onnx::TensorProto::INT32;
+  else if (descr == "|i1")
+    onnx_type = ::onnx::TensorProto::INT8;
+  else if (descr == "|u1")
+    onnx_type = ::onnx::TensorProto::UINT8;
+  else if (descr == "|b1")
+    onnx_type = ::onnx::TensorProto::BOOL;
+  else
+    return fail("element type '", descr, "'");
   const std::size_t element_size = onnx_element_size(onnx_type);
   if (bytes.size() - offset != count * element_size)
     return fail("data has ", bytes.size() - offset, " bytes, the header says ", count * element_size);
@@ -297,11 +308,15 @@ Expected<HostTensor> read_npy(std::span<const char> bytes, const std::string& pa
 }
 
 std::string npy_bytes(const HostTensor& tensor) {
-  const char* descr = tensor.info.type == DataType::Float32 ? "<f4" : tensor.info.type == DataType::Boolean ? "|b1" : "<i4";
+  const char* descr = tensor.info.type == DataType::Float32   ? "<f4"
+                      : tensor.info.type == DataType::Boolean ? "|b1"
+                                                              : "<i4";
   std::string shape;
-  for (std::size_t d = 0; d < tensor.info.rank(); ++d) shape += kiln::detail::str_cat(d == 0 ? "" : ", ", tensor.info.shape[d]);
+  for (std::size_t d = 0; d < tensor.info.rank(); ++d)
+    shape += kiln::detail::str_cat(d == 0 ? "" : ", ", tensor.info.shape[d]);
   if (tensor.info.rank() == 1) shape += ',';  // a Python 1-tuple
-  std::string header = kiln::detail::str_cat("{'descr': '", descr, "', 'fortran_order': False, 'shape': (", shape, "), }");
+  std::string header =
+      kiln::detail::str_cat("{'descr': '", descr, "', 'fortran_order': False, 'shape': (", shape, "), }");
   header.append(63 - (10 + header.size()) % 64, ' ');  // the whole header, newline included, is a multiple of 64
   header.push_back('\n');
   std::string out("\x93NUMPY\x01\x00", 8);

@@ -4,14 +4,14 @@
 
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,9 +23,9 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/backends/backend.hpp"
 #include "kiln/backends/cl/kernel_sources.hpp"
 #include "kiln/backends/cl/opencl.hpp"
-#include "kiln/backends/backend.hpp"
 #include "kiln/memory/device_arena.hpp"
 
 namespace kiln::opencl {
@@ -88,7 +88,8 @@ inline Expected<std::vector<std::pair<std::size_t, cl::Device>>> all_devices() {
     for (cl::Device& d : found) devices.emplace_back(p, std::move(d));
   }
   if (devices.empty())
-    return Status::error(ErrorCode::Unsupported, "the installed OpenCL platforms (", platforms.size(), ") have no device");
+    return Status::error(ErrorCode::Unsupported, "the installed OpenCL platforms (", platforms.size(),
+                         ") have no device");
   return devices;
 }
 
@@ -108,9 +109,11 @@ inline Expected<cl::Device> select_device(std::string_view spec) {
     chosen = first_of_type(CL_DEVICE_TYPE_GPU);
     if (!chosen) chosen = &devices->front().second;
   } else if (spec == "gpu" || spec == "cpu" || spec == "accelerator") {
-    chosen = first_of_type(spec == "gpu" ? CL_DEVICE_TYPE_GPU : spec == "cpu" ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_ACCELERATOR);
+    chosen = first_of_type(spec == "gpu"   ? CL_DEVICE_TYPE_GPU
+                           : spec == "cpu" ? CL_DEVICE_TYPE_CPU
+                                           : CL_DEVICE_TYPE_ACCELERATOR);
   } else if (const auto colon = spec.find(':'); colon != std::string_view::npos && colon > 0 &&
-             spec.find_first_not_of("0123456789:") == std::string_view::npos) {
+                                                spec.find_first_not_of("0123456789:") == std::string_view::npos) {
     const auto platform = std::stoul(std::string(spec.substr(0, colon)));
     const auto index = std::stoul("0" + std::string(spec.substr(colon + 1)));
     std::size_t seen = 0;
@@ -125,7 +128,8 @@ inline Expected<cl::Device> select_device(std::string_view spec) {
   std::vector<std::size_t> per_platform;
   for (const auto& [p, d] : *devices) {
     per_platform.resize(std::max(per_platform.size(), p + 1));
-    known += detail::str_cat(known.empty() ? "" : ", ", p, ':', per_platform[p]++, " \"", d.getInfo<CL_DEVICE_NAME>(), '"');
+    known +=
+        detail::str_cat(known.empty() ? "" : ", ", p, ':', per_platform[p]++, " \"", d.getInfo<CL_DEVICE_NAME>(), '"');
   }
   return Status::error(ErrorCode::NotFound, "no OpenCL device matches \"", spec, "\"; there are ", known);
 }
@@ -211,7 +215,8 @@ class Context {
     const std::string key = tuning_key(name, global);
     {
       std::lock_guard lock(state_->tuning_mutex);
-      if (auto it = state_->tuned.find(key); it != state_->tuned.end()) return as_range(it->second, global.dimensions());
+      if (auto it = state_->tuned.find(key); it != state_->tuned.end())
+        return as_range(it->second, global.dimensions());
       if (!state_->options.tune) return cl::NullRange;
     }
     const WorkGroup best = fastest_work_group(kernel, global);
@@ -276,7 +281,8 @@ class Context {
         end = std::max(end, e);
       }
       if (events->empty()) return std::nullopt;
-      return DeviceSpan{static_cast<double>(start - std::min(queued, start)) / 1e3, static_cast<double>(end - start) / 1e3};
+      return DeviceSpan{static_cast<double>(start - std::min(queued, start)) / 1e3,
+                        static_cast<double>(end - start) / 1e3};
     };
   }
 
@@ -287,7 +293,8 @@ class Context {
     cl_int err = CL_SUCCESS;
     auto buffer = std::make_shared<cl::Buffer>(state_->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes,
                                                const_cast<void*>(host), &err);
-    if (err != CL_SUCCESS) return cl_error(detail::str_cat("clCreateBuffer(CL_MEM_USE_HOST_PTR, ", bytes, " bytes)"), err);
+    if (err != CL_SUCCESS)
+      return cl_error(detail::str_cat("clCreateBuffer(CL_MEM_USE_HOST_PTR, ", bytes, " bytes)"), err);
     return DeviceImport{(*buffer)(), buffer};
   }
 
@@ -336,7 +343,8 @@ class Context {
       for (std::size_t y : {1, 2, 4, 8, 16}) {
         if (dims == 1 && y != 1) continue;
         const WorkGroup size{x, dims > 1 ? y : 1, 1};
-        if (x * size[1] < 4 || x * size[1] > limit || global.get()[0] % x != 0 || (dims > 1 && global.get()[1] % y != 0))
+        if (x * size[1] < 4 || x * size[1] > limit || global.get()[0] % x != 0 ||
+            (dims > 1 && global.get()[1] % y != 0))
           continue;
         candidates.push_back(size);
       }
@@ -345,8 +353,8 @@ class Context {
     for (const WorkGroup& candidate : candidates)
       for (int repeat = 0; repeat < 2; ++repeat) {
         cl::Event event;
-        if (state_->queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, as_range(candidate, dims), nullptr, &event) !=
-                CL_SUCCESS ||
+        if (state_->queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, as_range(candidate, dims), nullptr,
+                                               &event) != CL_SUCCESS ||
             event.wait() != CL_SUCCESS)
           break;
         cl_ulong start = 0, end = 0;
@@ -405,7 +413,8 @@ class Context {
       std::lock_guard lock(tuning_mutex);
       if (tuning_path.empty()) return Status::error(ErrorCode::InvalidArgument, "no OpenCL tuning file is set");
       std::ofstream file(tuning_path, std::ios::trunc);
-      for (const auto& [key, local] : tuned) file << key << ' ' << local[0] << ' ' << local[1] << ' ' << local[2] << '\n';
+      for (const auto& [key, local] : tuned)
+        file << key << ' ' << local[0] << ' ' << local[1] << ' ' << local[2] << '\n';
       if (!file) return Status::error(ErrorCode::InvalidArgument, "cannot write the OpenCL tuning file ", tuning_path);
       return Status::ok();
     }
@@ -440,7 +449,8 @@ class Context {
   std::string cache_file(std::string_view family, std::string_view source, std::string_view options) const {
     const cl::Device& d = state_->device;
     const std::uint64_t key = fnv1a({source, options, d.getInfo<CL_DEVICE_NAME>(), d.getInfo<CL_DEVICE_VERSION>(),
-                                     d.getInfo<CL_DRIVER_VERSION>(), cl::Platform(d.getInfo<CL_DEVICE_PLATFORM>()).getInfo<CL_PLATFORM_VERSION>()});
+                                     d.getInfo<CL_DRIVER_VERSION>(),
+                                     cl::Platform(d.getInfo<CL_DEVICE_PLATFORM>()).getInfo<CL_PLATFORM_VERSION>()});
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
     return detail::str_cat(cache_dir(), '/', family, '-', hex, ".bin");
@@ -454,7 +464,8 @@ class Context {
     if (binary.empty()) return std::nullopt;
     cl_int err = CL_SUCCESS;
     cl::Program program(state_->context, {state_->device}, cl::Program::Binaries{binary}, nullptr, &err);
-    if (err != CL_SUCCESS || program.build(std::vector<cl::Device>{state_->device}, std::string(options).c_str()) != CL_SUCCESS)
+    if (err != CL_SUCCESS ||
+        program.build(std::vector<cl::Device>{state_->device}, std::string(options).c_str()) != CL_SUCCESS)
       return std::nullopt;
     return program;
   }
@@ -462,11 +473,13 @@ class Context {
   /// Writes a built program's binary next to the others; a cache that cannot be written is no error.
   static void store_cached(const std::string& path, const cl::Program& program) {
     std::vector<std::vector<unsigned char>> binaries;
-    if (program.getInfo(CL_PROGRAM_BINARIES, &binaries) != CL_SUCCESS || binaries.size() != 1 || binaries[0].empty()) return;
+    if (program.getInfo(CL_PROGRAM_BINARIES, &binaries) != CL_SUCCESS || binaries.size() != 1 || binaries[0].empty())
+      return;
     std::error_code ignored;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
     // Written aside and renamed, so that a process reading the cache never sees half a file.
-    const std::string partial = detail::str_cat(path, '.', std::hash<std::thread::id>{}(std::this_thread::get_id()), ".part");
+    const std::string partial =
+        detail::str_cat(path, '.', std::hash<std::thread::id>{}(std::this_thread::get_id()), ".part");
     {
       std::ofstream file(partial, std::ios::binary);
       file.write(reinterpret_cast<const char*>(binaries[0].data()), static_cast<std::streamsize>(binaries[0].size()));
@@ -499,7 +512,8 @@ class Context {
     auto own = family_source(family);
     if (!own) return own.status();
     // #line keeps the compiler's messages pointing at the right file and line.
-    const std::string source = detail::str_cat("#line 1 \"common.cl\"\n", *common, "\n#line 1 \"", family, ".cl\"\n", *own);
+    const std::string source =
+        detail::str_cat("#line 1 \"common.cl\"\n", *common, "\n#line 1 \"", family, ".cl\"\n", *own);
     const std::string build_options = detail::str_cat("-cl-std=CL1.2 ", options, ' ', state_->options.build_options);
     const std::string cached = cache_dir().empty() ? std::string() : cache_file(family, source, build_options);
     if (!cached.empty())

@@ -53,12 +53,12 @@ Status require_int_indices(const WorkloadInfo<Op>& info) {
   constexpr std::uint64_t limit = std::uint64_t{1} << 31;
   for (const TensorInfo& t : info.inputs)
     if (t.num_elements() >= limit)
-      return Status::error(ErrorCode::Unsupported, "indexes tensors with 32-bit integers; ",
-                           t.to_string(), " is too large");
+      return Status::error(ErrorCode::Unsupported, "indexes tensors with 32-bit integers; ", t.to_string(),
+                           " is too large");
   for (const TensorInfo& t : info.outputs)
     if (t.num_elements() >= limit)
-      return Status::error(ErrorCode::Unsupported, "indexes tensors with 32-bit integers; ",
-                           t.to_string(), " is too large");
+      return Status::error(ErrorCode::Unsupported, "indexes tensors with 32-bit integers; ", t.to_string(),
+                           " is too large");
   return Status::ok();
 }
 
@@ -84,7 +84,8 @@ class Launch {
     ((err = err == CL_SUCCESS ? set(index++, args) : err), ...);
     if (err != CL_SUCCESS) return cl_error(detail::str_cat("clSetKernelArg(", index - 1, ") of ", state_->name), err);
     const cl::NDRange local = local_size(context, global);
-    err = context.queue().enqueueNDRangeKernel(state_->kernel, cl::NullRange, global, local, nullptr, event_to_record());
+    err =
+        context.queue().enqueueNDRangeKernel(state_->kernel, cl::NullRange, global, local, nullptr, event_to_record());
     if (err != CL_SUCCESS) return cl_error(detail::str_cat("clEnqueueNDRangeKernel(", state_->name, ')'), err);
     return Status::ok();
   }

@@ -10,7 +10,8 @@ namespace kiln::opencl {
 
 /// Constant weights [N, K] (one row per output feature, as FullyConnected and 1x1 convolutions
 /// keep them) transposed once, at load, into the [K, N] layout the gemm kernel streams.
-inline Expected<cl::Buffer> upload_transposed(Context& context, const float* weights, std::uint32_t n, std::uint32_t k) {
+inline Expected<cl::Buffer> upload_transposed(Context& context, const float* weights, std::uint32_t n,
+                                              std::uint32_t k) {
   std::vector<float> transposed(std::size_t{n} * k);
   for (std::uint32_t j = 0; j < n; ++j)
     for (std::uint32_t p = 0; p < k; ++p) transposed[std::size_t{p} * n + j] = weights[std::size_t{j} * k + p];

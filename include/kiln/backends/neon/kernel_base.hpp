@@ -34,8 +34,8 @@ Status require_float32_constants(const WorkloadInfo<Op>& info, std::size_t first
   if (auto s = ref::require_float32(info); !s) return s;
   for (std::size_t i = first; i < info.inputs.size(); ++i)
     if (info.constants[i] == nullptr)
-      return Status::error(ErrorCode::Unsupported, "prepares the weights of ", Op::name,
-                           " at load, so input ", i, " must be a constant");
+      return Status::error(ErrorCode::Unsupported, "prepares the weights of ", Op::name, " at load, so input ", i,
+                           " must be a constant");
   return Status::ok();
 }
 

@@ -21,7 +21,8 @@ template <class F>
 void parallel_chunks(Context& context, std::size_t n, F&& f, std::size_t chunk = stream_chunk,
                      std::size_t cost_per_element = 16) {
   const std::size_t count = (n + chunk - 1) / chunk;
-  context.parallel_for(count, [&](std::size_t i) { f(i * chunk, std::min(n, (i + 1) * chunk)); }, chunk * cost_per_element);
+  context.parallel_for(
+      count, [&](std::size_t i) { f(i * chunk, std::min(n, (i + 1) * chunk)); }, chunk * cost_per_element);
 }
 
 }  // namespace KILN_NEON_ISA

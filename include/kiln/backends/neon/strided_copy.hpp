@@ -27,7 +27,8 @@ class StridedCopy {
   StridedCopy() = default;
 
   /// `dims`: the box; `from`, `to`: element strides of the source and the destination per dimension.
-  StridedCopy(std::span<const std::uint32_t> dims, const SignedStrides& from, const SignedStrides& to, std::size_t element)
+  StridedCopy(std::span<const std::uint32_t> dims, const SignedStrides& from, const SignedStrides& to,
+              std::size_t element)
       : element_(element) {
     for (std::size_t d = 0; d < dims.size(); ++d) {
       if (dims[d] == 0) {
@@ -69,10 +70,13 @@ class StridedCopy {
     // Tasks of at least ~16 KiB each: smaller ones cost more to hand out than to copy.
     const std::uint64_t per_task = std::max<std::uint64_t>(1, (16384 / element_ + inner_ - 1) / inner_);
     const std::uint64_t tasks = (outer_ + per_task - 1) / per_task;
-    context.parallel_for(tasks, [&](std::size_t task) {
-      const std::uint64_t begin = task * per_task;
-      walk(source, destination, begin, std::min(outer_, begin + per_task));
-    }, per_task * inner_);
+    context.parallel_for(
+        tasks,
+        [&](std::size_t task) {
+          const std::uint64_t begin = task * per_task;
+          walk(source, destination, begin, std::min(outer_, begin + per_task));
+        },
+        per_task * inner_);
   }
 
  private:
@@ -95,9 +99,12 @@ class StridedCopy {
     for (std::uint64_t i = begin; i < end; ++i) {
       const std::byte* s = source + from * element;
       std::byte* t = destination + to * element;
-      if (run_ != 0) std::memcpy(t, s, run_ * element_);
-      else if (tile_row_ != no_tile) copy_tiles(s, t);
-      else copy_strided(s, t, dims_[last], from_[last], to_[last]);
+      if (run_ != 0)
+        std::memcpy(t, s, run_ * element_);
+      else if (tile_row_ != no_tile)
+        copy_tiles(s, t);
+      else
+        copy_strided(s, t, dims_[last], from_[last], to_[last]);
       for (std::size_t d = rank_; d-- > 0;) {  // next coordinates
         if (!walked_[d]) continue;
         from += from_[d];
@@ -113,8 +120,7 @@ class StridedCopy {
   void copy_strided(const std::byte* s, std::byte* t, std::uint32_t count, std::int64_t from, std::int64_t to) const {
     const auto element = static_cast<std::int64_t>(element_);
     if (element_ == 4) {  // Float32 and Signed32, nearly every tensor
-      for (std::uint32_t j = 0; j < count; ++j)
-        std::memcpy(t + j * to * 4, s + j * from * 4, 4);
+      for (std::uint32_t j = 0; j < count; ++j) std::memcpy(t + j * to * 4, s + j * from * 4, 4);
       return;
     }
     for (std::uint32_t j = 0; j < count; ++j) std::memcpy(t + j * to * element, s + j * from * element, element_);

@@ -17,8 +17,10 @@ namespace kiln::neon {
 /// workload's scratch: the caller is thread 0, workers 1 to threads - 1), else task(index).
 template <class F>
 void run_task(F& task, std::size_t index, unsigned thread) {
-  if constexpr (std::is_invocable_v<F&, std::size_t, unsigned>) task(index, thread);
-  else task(index);
+  if constexpr (std::is_invocable_v<F&, std::size_t, unsigned>)
+    task(index, thread);
+  else
+    task(index);
 }
 
 /// A small pool for `parallel_for`: `threads - 1` workers plus the calling thread. One thread spawns
@@ -59,7 +61,9 @@ class ThreadPool {
       for (std::size_t i = 0; i < count; ++i) run_task(task, i, 0);
       return;
     }
-    job_ = {[](void* f, std::size_t i, unsigned thread) { run_task(*static_cast<std::remove_reference_t<F>*>(f), i, thread); },
+    job_ = {[](void* f, std::size_t i, unsigned thread) {
+              run_task(*static_cast<std::remove_reference_t<F>*>(f), i, thread);
+            },
             &task, count};
     for (std::size_t t = 0; t < ranges_.size(); ++t) {
       ranges_[t].next.store(count * t / ranges_.size(), std::memory_order_relaxed);

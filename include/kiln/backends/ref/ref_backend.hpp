@@ -29,6 +29,7 @@ inline constexpr bool workloads_compiled_v<RefBackend> = KILN_COMPILED_LIBRARY;
 #if !KILN_COMPILED_LIBRARY
 #include "kiln/backends/ref/workloads.hpp"
 
-static_assert(kiln::all_ops_supported_v<kiln::RefBackend>,
-              "RefBackend must implement every op of ops::op_list: add backends/ref/ops/<op>.hpp to backends/ref/workloads.hpp");
+static_assert(
+    kiln::all_ops_supported_v<kiln::RefBackend>,
+    "RefBackend must implement every op of ops::op_list: add backends/ref/ops/<op>.hpp to backends/ref/workloads.hpp");
 #endif

@@ -47,8 +47,9 @@ bool fold_into(Network& network, LayerId conv, LayerId norm, const ops::BatchNor
 
   const std::string name(network.layer(conv).name);
   const OutputSlot w = network.add_constant<float>(weight_info, new_weights, name + "/folded_weights");
-  const OutputSlot b = network.add_constant<float>(TensorInfo{TensorShape{static_cast<std::uint32_t>(channels)}, DataType::Float32, {}},
-                                                   new_bias, name + "/folded_bias");
+  const OutputSlot b =
+      network.add_constant<float>(TensorInfo{TensorShape{static_cast<std::uint32_t>(channels)}, DataType::Float32, {}},
+                                  new_bias, name + "/folded_bias");
   (void)network.connect(w, conv, 1);
   const std::size_t bias_slot = network.layer(conv).inputs.size() > 2 ? 2 : network.add_input_slot(conv);
   (void)network.connect(b, conv, bias_slot);

@@ -12,8 +12,10 @@ namespace kiln::passes {
 /// The activation fused into a layer, if its op can carry one and it has one.
 inline std::optional<ops::Activation::Params> fused_activation(const Layer& layer) {
   return visit_op(layer.descriptor, [](const auto& d) -> std::optional<ops::Activation::Params> {
-    if constexpr (requires { d.value.activation; }) return d.value.activation;
-    else return std::nullopt;
+    if constexpr (requires { d.value.activation; })
+      return d.value.activation;
+    else
+      return std::nullopt;
   });
 }
 
@@ -23,19 +25,19 @@ inline std::optional<ops::Activation::Params> fused_activation(const Layer& laye
 /// drops out of the network. The output then never makes a round trip through memory between
 /// the two. Returns how many were fused.
 inline std::size_t fuse_activations(Network& network) {
-  return merge_into_producers<ops::Activation>(network, [&](LayerId, const ops::Activation::Params& activation,
-                                                            OutputSlot source) {
-    return visit_op(network.layer(source.layer).descriptor, [&]<class P>(const P&) {
-      if constexpr (requires(typename P::op::Params p) { p.activation; }) {
-        auto* params = network.mutable_params_if<typename P::op>(source.layer);
-        if (params->activation) return false;
-        params->activation = activation;
-        return true;
-      } else {
-        return false;
-      }
-    });
-  });
+  return merge_into_producers<ops::Activation>(
+      network, [&](LayerId, const ops::Activation::Params& activation, OutputSlot source) {
+        return visit_op(network.layer(source.layer).descriptor, [&]<class P>(const P&) {
+          if constexpr (requires(typename P::op::Params p) { p.activation; }) {
+            auto* params = network.mutable_params_if<typename P::op>(source.layer);
+            if (params->activation) return false;
+            params->activation = activation;
+            return true;
+          } else {
+            return false;
+          }
+        });
+      });
 }
 
 }  // namespace kiln::passes

@@ -12,8 +12,8 @@ struct Workload<ops::Activation, ClBackend, DataType::Float32> : opencl::Float32
     return make<Workload>(info, context, "elementwise", "activation");
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
-                   opencl::buffer_of(out[0]), static_cast<cl_int>(params_.function), params_.a, params_.b);
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), opencl::buffer_of(out[0]),
+                   static_cast<cl_int>(params_.function), params_.a, params_.b);
   }
 
   using Float32Kernel::Float32Kernel;

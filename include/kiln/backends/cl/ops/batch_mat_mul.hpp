@@ -29,9 +29,9 @@ struct Workload<ops::BatchMatMul, ClBackend, DataType::Float32> : opencl::Float3
     const cl_uint m = ys.dim_from_end(1), n = ys.dim_from_end(0);
     const cl_uint k = params_.transpose_a ? as.dim_from_end(1) : as.dim_from_end(0);
     const std::size_t batches = ys.num_elements(0, ys.rank() - 2);
-    return launch_(context, cl::NDRange(n, m, batches), input(in, 0), input(in, 1),
-                   opencl::buffer_of(out[0]), m, k, params_.transpose_a ? 1u : k, params_.transpose_a ? m : 1u,
-                   params_.transpose_b ? 1u : n, params_.transpose_b ? k : 1u, batch_dims_, a_batch_, b_batch_);
+    return launch_(context, cl::NDRange(n, m, batches), input(in, 0), input(in, 1), opencl::buffer_of(out[0]), m, k,
+                   params_.transpose_a ? 1u : k, params_.transpose_a ? m : 1u, params_.transpose_b ? 1u : n,
+                   params_.transpose_b ? k : 1u, batch_dims_, a_batch_, b_batch_);
   }
 
  private:

@@ -7,14 +7,15 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::BatchNormalization, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::BatchNormalization> {
+struct Workload<ops::BatchNormalization, ClBackend, DataType::Float32>
+    : opencl::Float32Kernel<ops::BatchNormalization> {
   static Expected<Workload> create(const WorkloadInfo<ops::BatchNormalization>& info, opencl::Context& context) {
     return make<Workload>(info, context, "elementwise", "batch_normalization");
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), input(in, 1),
-                   input(in, 2), input(in, 3), input(in, 4), opencl::buffer_of(out[0]),
-                   static_cast<cl_uint>(in[0].info.shape.dim_from_end(0)), params_.epsilon);
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), input(in, 1), input(in, 2), input(in, 3),
+                   input(in, 4), opencl::buffer_of(out[0]), static_cast<cl_uint>(in[0].info.shape.dim_from_end(0)),
+                   params_.epsilon);
   }
 
   using Float32Kernel::Float32Kernel;

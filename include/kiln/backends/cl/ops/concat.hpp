@@ -14,7 +14,8 @@ class ConcatBytes : public DataMovementKernel<ops::Concat> {
   using DataMovementKernel::DataMovementKernel;
 
   static Expected<ConcatBytes> create(const WorkloadInfo<ops::Concat>& info, Context& context) {
-    auto made = make<ConcatBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.outputs[0].type));
+    auto made =
+        make<ConcatBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.outputs[0].type));
     if (!made) return made;
     const TensorShape& ys = info.outputs[0].shape;
     const std::size_t axis = *detail::normalize_axis(info.params.axis, ys.rank());
@@ -30,9 +31,8 @@ class ConcatBytes : public DataMovementKernel<ops::Concat> {
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     for (std::size_t i = 0; i < in.size(); ++i)
-      if (auto s = launch_(context, opencl::elements_of(in[i].info), input(in, i),
-                           opencl::buffer_of(out[0]), parts_[i].dims, cl_int{0}, parts_[i].x_strides, bases_[i],
-                           parts_[i].y_strides);
+      if (auto s = launch_(context, opencl::elements_of(in[i].info), input(in, i), opencl::buffer_of(out[0]),
+                           parts_[i].dims, cl_int{0}, parts_[i].x_strides, bases_[i], parts_[i].y_strides);
           !s)
         return s;
     return Status::ok();

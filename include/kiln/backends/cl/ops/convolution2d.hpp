@@ -25,14 +25,16 @@ struct Workload<ops::Convolution2d, ClBackend, DataType::Float32> : opencl::Floa
     const bool constant = info.constants[1] != nullptr;
     Method method = Method::Direct;
     if (constant && p.groups == 1)
-      method = ws[1] == 1 && ws[2] == 1 && p.stride == ops::Size2d{1, 1} && p.padding == ops::Padding2d{} ? Method::Pointwise
-                                                                                                          : Method::Tiled;
+      method = ws[1] == 1 && ws[2] == 1 && p.stride == ops::Size2d{1, 1} && p.padding == ops::Padding2d{}
+                   ? Method::Pointwise
+                   : Method::Tiled;
     constexpr std::string_view kernels[] = {"convolution2d", "convolution2d_tiled", "gemm"};
     auto made = make<Workload>(info, context, method == Method::Pointwise ? "matmul" : "convolution",
                                kernels[static_cast<int>(method)]);
     if (!made || method == Method::Direct) return made;
     // [O, KH, KW, C] is [O, KH * KW * C]: transposed, it is [KH, KW, C, O].
-    auto weights = opencl::upload_transposed(context, static_cast<const float*>(info.constants[1]), ws[0], ws[1] * ws[2] * ws[3]);
+    auto weights =
+        opencl::upload_transposed(context, static_cast<const float*>(info.constants[1]), ws[0], ws[1] * ws[2] * ws[3]);
     if (!weights) return weights.status();
     made->constants_[1] = std::move(*weights);
     made->method_ = method;

@@ -8,12 +8,14 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::DepthwiseConvolution2d, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::DepthwiseConvolution2d> {
+struct Workload<ops::DepthwiseConvolution2d, ClBackend, DataType::Float32>
+    : opencl::Float32Kernel<ops::DepthwiseConvolution2d> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, opencl::Context& context) {
     const bool tiled = info.outputs[0].shape[3] == info.inputs[0].shape[3];
-    auto made = make<Workload>(info, context, "convolution", tiled ? "depthwise_convolution2d_tiled" : "depthwise_convolution2d");
+    auto made = make<Workload>(info, context, "convolution",
+                               tiled ? "depthwise_convolution2d_tiled" : "depthwise_convolution2d");
     if (made) made->tiled_ = tiled;
     return made;
   }

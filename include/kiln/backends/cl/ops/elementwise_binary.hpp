@@ -25,10 +25,10 @@ struct Workload<ops::ElementwiseBinary, ClBackend, DataType::Float32> : opencl::
     const opencl::ActivationArgs act(params_.activation);
     const auto op = static_cast<cl_int>(params_.operation);
     if (same_shape_)
-      return launch_(context, opencl::elements_of(out[0].info), input(in, 0), input(in, 1),
-                     opencl::buffer_of(out[0]), op, act.function, act.a, act.b);
-    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), input(in, 1),
-                   opencl::buffer_of(out[0]), dims_, a_strides_, b_strides_, op, act.function, act.a, act.b);
+      return launch_(context, opencl::elements_of(out[0].info), input(in, 0), input(in, 1), opencl::buffer_of(out[0]),
+                     op, act.function, act.a, act.b);
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), input(in, 1), opencl::buffer_of(out[0]),
+                   dims_, a_strides_, b_strides_, op, act.function, act.a, act.b);
   }
 
   using Float32Kernel::Float32Kernel;

@@ -12,8 +12,8 @@ struct Workload<ops::ElementwiseUnary, ClBackend, DataType::Float32> : opencl::F
     return make<Workload>(info, context, "elementwise", "unary");
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
-                   opencl::buffer_of(out[0]), static_cast<cl_int>(params_.operation));
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), opencl::buffer_of(out[0]),
+                   static_cast<cl_int>(params_.operation));
   }
 
   using Float32Kernel::Float32Kernel;

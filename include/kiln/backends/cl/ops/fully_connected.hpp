@@ -33,9 +33,8 @@ struct Workload<ops::FullyConnected, ClBackend, DataType::Float32> : opencl::Flo
       return launch_(context, opencl::gemm_range(rows, columns), input(in, 0), input(in, 1),
                      input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), rows, columns, k, cl_int{has_bias},
                      act.function, act.a, act.b);
-    return launch_(context, cl::NDRange(columns, rows), input(in, 0), input(in, 1),
-                   input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), k, cl_int{has_bias}, act.function, act.a,
-                   act.b);
+    return launch_(context, cl::NDRange(columns, rows), input(in, 0), input(in, 1), input(in, has_bias ? 2 : 1),
+                   opencl::buffer_of(out[0]), k, cl_int{has_bias}, act.function, act.a, act.b);
   }
 
  private:

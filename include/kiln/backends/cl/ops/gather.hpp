@@ -29,15 +29,16 @@ class GatherBytes : public DataMovementKernel<ops::Gather> {
       if (indices[j] < -dim || indices[j] >= dim)
         return Status::error(ErrorCode::InvalidArgument, "Gather index ", indices[j], " at position ", j,
                              " is out of range for axis ", axis, " of size ", dim);
-    auto made = make<GatherBytes>(info, context, "data_movement", "gather", opencl::element_option(info.inputs[0].type));
+    auto made =
+        make<GatherBytes>(info, context, "data_movement", "gather", opencl::element_option(info.inputs[0].type));
     if (made) made->axis_ = axis;
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const TensorShape& xs = in[0].info.shape;
-    const cl::NDRange global(xs.num_elements(axis_ + 1, xs.rank()), in[1].info.num_elements(), xs.num_elements(0, axis_));
-    return launch_(context, global, input(in, 0), input(in, 1), opencl::buffer_of(out[0]),
-                   cl_uint{xs[axis_]});
+    const cl::NDRange global(xs.num_elements(axis_ + 1, xs.rank()), in[1].info.num_elements(),
+                             xs.num_elements(0, axis_));
+    return launch_(context, global, input(in, 0), input(in, 1), opencl::buffer_of(out[0]), cl_uint{xs[axis_]});
   }
 
  private:

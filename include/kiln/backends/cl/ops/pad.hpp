@@ -25,9 +25,9 @@ struct Workload<ops::Pad, ClBackend, DataType::Float32> : opencl::Float32Kernel<
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
-                   opencl::buffer_of(out[0]), in_dims_, out_dims_, before_, x_strides_,
-                   static_cast<cl_int>(params_.mode), std::bit_cast<cl_uint>(params_.value));
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), opencl::buffer_of(out[0]), in_dims_,
+                   out_dims_, before_, x_strides_, static_cast<cl_int>(params_.mode),
+                   std::bit_cast<cl_uint>(params_.value));
   }
 
  private:

@@ -32,9 +32,8 @@ struct Workload<ops::Reduce, ClBackend, DataType::Float32> : opencl::Float32Kern
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
-                   opencl::buffer_of(out[0]), kept_dims_, kept_strides_, reduced_dims_, reduced_strides_, count_,
-                   static_cast<cl_int>(params_.operation));
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), opencl::buffer_of(out[0]), kept_dims_,
+                   kept_strides_, reduced_dims_, reduced_strides_, count_, static_cast<cl_int>(params_.operation));
   }
 
  private:

@@ -27,7 +27,8 @@ struct Workload<ops::Resize, ClBackend, DataType::Float32> : opencl::Float32Kern
       for (std::uint32_t o = 0; o < out; ++o) {
         const double s = ops::Resize::source_coordinate(info.params.transform, o, in, out);
         if (nearest) {
-          index.push_back(static_cast<cl_int>(std::clamp<std::int64_t>(ops::Resize::nearest(info.params.rounding, s), 0, in - 1)));
+          index.push_back(
+              static_cast<cl_int>(std::clamp<std::int64_t>(ops::Resize::nearest(info.params.rounding, s), 0, in - 1)));
           continue;
         }
         const double c = std::clamp(s, 0.0, double(in - 1));
@@ -56,10 +57,10 @@ struct Workload<ops::Resize, ClBackend, DataType::Float32> : opencl::Float32Kern
     const TensorShape& ys = out[0].info.shape;
     const cl::NDRange global(ys[3], ys[2], std::size_t{ys[0]} * ys[1]);
     if (params_.method == ops::ResizeMethod::Nearest)
-      return launch_(context, global, input(in, 0), opencl::buffer_of(out[0]), tables_[0],
-                     tables_[1], xs[1], xs[2], ys[1]);
-    return launch_(context, global, input(in, 0), opencl::buffer_of(out[0]), tables_[0],
-                   tables_[1], tables_[2], tables_[3], xs[1], xs[2], ys[1]);
+      return launch_(context, global, input(in, 0), opencl::buffer_of(out[0]), tables_[0], tables_[1], xs[1], xs[2],
+                     ys[1]);
+    return launch_(context, global, input(in, 0), opencl::buffer_of(out[0]), tables_[0], tables_[1], tables_[2],
+                   tables_[3], xs[1], xs[2], ys[1]);
   }
 
  private:

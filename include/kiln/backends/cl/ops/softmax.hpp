@@ -17,8 +17,8 @@ struct Workload<ops::Softmax, ClBackend, DataType::Float32> : opencl::Float32Ker
     const TensorShape& shape = in[0].info.shape;
     const std::size_t axis = *detail::normalize_axis(params_.axis, shape.rank());
     const std::size_t outer = shape.num_elements(0, axis), inner = shape.num_elements(axis + 1, shape.rank());
-    return launch_(context, cl::NDRange(inner, outer), input(in, 0), opencl::buffer_of(out[0]),
-                   cl_uint{shape[axis]}, params_.beta, cl_int{params_.log});
+    return launch_(context, cl::NDRange(inner, outer), input(in, 0), opencl::buffer_of(out[0]), cl_uint{shape[axis]},
+                   params_.beta, cl_int{params_.log});
   }
 };
 

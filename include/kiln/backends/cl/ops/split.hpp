@@ -14,7 +14,8 @@ class SplitBytes : public DataMovementKernel<ops::Split> {
   using DataMovementKernel::DataMovementKernel;
 
   static Expected<SplitBytes> create(const WorkloadInfo<ops::Split>& info, Context& context) {
-    auto made = make<SplitBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.inputs[0].type));
+    auto made =
+        make<SplitBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.inputs[0].type));
     if (!made) return made;
     const TensorShape& xs = info.inputs[0].shape;
     const std::size_t axis = *detail::normalize_axis(info.params.axis, xs.rank());
@@ -30,9 +31,8 @@ class SplitBytes : public DataMovementKernel<ops::Split> {
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     for (std::size_t i = 0; i < out.size(); ++i)
-      if (auto s = launch_(context, opencl::elements_of(out[i].info), input(in, 0),
-                           opencl::buffer_of(out[i]), parts_[i].dims, bases_[i], parts_[i].x_strides, cl_int{0},
-                           parts_[i].y_strides);
+      if (auto s = launch_(context, opencl::elements_of(out[i].info), input(in, 0), opencl::buffer_of(out[i]),
+                           parts_[i].dims, bases_[i], parts_[i].x_strides, cl_int{0}, parts_[i].y_strides);
           !s)
         return s;
     return Status::ok();

@@ -14,7 +14,8 @@ class StridedSliceBytes : public DataMovementKernel<ops::StridedSlice> {
   using DataMovementKernel::DataMovementKernel;
 
   static Expected<StridedSliceBytes> create(const WorkloadInfo<ops::StridedSlice>& info, Context& context) {
-    auto made = make<StridedSliceBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.inputs[0].type));
+    auto made = make<StridedSliceBytes>(info, context, "data_movement", "strided_copy",
+                                        opencl::element_option(info.inputs[0].type));
     if (!made) return made;
     const TensorShape& xs = info.inputs[0].shape;
     const auto window = *ops::StridedSlice::resolve(info.params, xs);
@@ -27,12 +28,13 @@ class StridedSliceBytes : public DataMovementKernel<ops::StridedSlice> {
     }
     const TensorShape& ys = info.outputs[0].shape;
     made->base_ = static_cast<cl_int>(base);
-    made->copy_ = {opencl::dims6(ys), opencl::strides6(read, ys.rank()), opencl::strides6(ref::strides_of(ys), ys.rank())};
+    made->copy_ = {opencl::dims6(ys), opencl::strides6(read, ys.rank()),
+                   opencl::strides6(ref::strides_of(ys), ys.rank())};
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    return launch_(context, opencl::elements_of(out[0].info), input(in, 0),
-                   opencl::buffer_of(out[0]), copy_.dims, base_, copy_.x_strides, cl_int{0}, copy_.y_strides);
+    return launch_(context, opencl::elements_of(out[0].info), input(in, 0), opencl::buffer_of(out[0]), copy_.dims,
+                   base_, copy_.x_strides, cl_int{0}, copy_.y_strides);
   }
 
  private:

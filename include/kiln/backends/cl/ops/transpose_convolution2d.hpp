@@ -7,7 +7,8 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::TransposeConvolution2d, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::TransposeConvolution2d> {
+struct Workload<ops::TransposeConvolution2d, ClBackend, DataType::Float32>
+    : opencl::Float32Kernel<ops::TransposeConvolution2d> {
   using Float32Kernel::Float32Kernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::TransposeConvolution2d>& info, opencl::Context& context) {
@@ -18,10 +19,10 @@ struct Workload<ops::TransposeConvolution2d, ClBackend, DataType::Float32> : ope
     const TensorShape& ws = in[1].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const bool has_bias = in.size() > 2;
-    return launch_(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]),
-                   input(in, 0), input(in, 1), input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), xs[1], xs[2],
-                   xs[3], ys[1], ws[1], ws[2], params_.stride.height, params_.stride.width, params_.padding.top,
-                   params_.padding.left, cl_int{has_bias});
+    return launch_(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), input(in, 0), input(in, 1),
+                   input(in, has_bias ? 2 : 1), opencl::buffer_of(out[0]), xs[1], xs[2], xs[3], ys[1], ws[1], ws[2],
+                   params_.stride.height, params_.stride.width, params_.padding.top, params_.padding.left,
+                   cl_int{has_bias});
   }
 };
 

@@ -17,8 +17,8 @@ namespace detail {
 
 /// y[Rows x 2 vectors] = a[Rows x k] (strides a_row, a_col) x b[k x 2 vectors] (row stride ldb).
 template <std::size_t Rows>
-void matmul_tile(const float* a, std::size_t a_row, std::size_t a_col, const float* b, std::size_t ldb,
-                 std::size_t k, float* y, std::size_t ldy) {
+void matmul_tile(const float* a, std::size_t a_row, std::size_t a_col, const float* b, std::size_t ldb, std::size_t k,
+                 float* y, std::size_t ldy) {
   Vec acc[Rows][2];
 #pragma GCC unroll 8
   for (std::size_t r = 0; r < Rows; ++r) acc[r][0] = acc[r][1] = Vec(0.0f);
@@ -40,8 +40,8 @@ void matmul_tile(const float* a, std::size_t a_row, std::size_t a_col, const flo
 
 template <std::size_t... Rows>
 constexpr auto matmul_tiles(std::index_sequence<Rows...>) {
-  using Tile = void (*)(const float*, std::size_t, std::size_t, const float*, std::size_t, std::size_t, float*,
-                        std::size_t);
+  using Tile =
+      void (*)(const float*, std::size_t, std::size_t, const float*, std::size_t, std::size_t, float*, std::size_t);
   return std::array<Tile, sizeof...(Rows)>{&matmul_tile<Rows + 1>...};
 }
 
@@ -53,7 +53,8 @@ struct Kernel<ops::BatchMatMul, DataType::Float32> : Float32Kernel<ops::BatchMat
   static Status is_supported(const WorkloadInfo<ops::BatchMatMul>& info) {
     if (auto s = Float32Kernel::is_supported(info); !s) return s;
     if (info.params.transpose_a && info.params.transpose_b)
-      return Status::error(ErrorCode::Unsupported, "has no BatchMatMul kernel for transpose_a and transpose_b together");
+      return Status::error(ErrorCode::Unsupported,
+                           "has no BatchMatMul kernel for transpose_a and transpose_b together");
     return Status::ok();
   }
 
@@ -83,14 +84,19 @@ struct Kernel<ops::BatchMatMul, DataType::Float32> : Float32Kernel<ops::BatchMat
     const float* b = floats(in[1]);
     float* y = floats(out[0]);
     const std::size_t blocks = (m_ + rows_per_task - 1) / rows_per_task;
-    context.parallel_for(pairs_.size() * blocks, [&](std::size_t task) {
-      const Pair& pair = pairs_[task / blocks];
-      const std::size_t first = task % blocks * rows_per_task, rows = std::min(rows_per_task, m_ - first);
-      const float* am = a + pair.a;
-      float* ym = y + (task / blocks) * m_ * n_;
-      if (params_.transpose_b) dot_rows(am, b + pair.b, ym, first, rows);
-      else row_tile(am, b + pair.b, ym, first, rows);
-    }, rows_per_task * n_ * k_);
+    context.parallel_for(
+        pairs_.size() * blocks,
+        [&](std::size_t task) {
+          const Pair& pair = pairs_[task / blocks];
+          const std::size_t first = task % blocks * rows_per_task, rows = std::min(rows_per_task, m_ - first);
+          const float* am = a + pair.a;
+          float* ym = y + (task / blocks) * m_ * n_;
+          if (params_.transpose_b)
+            dot_rows(am, b + pair.b, ym, first, rows);
+          else
+            row_tile(am, b + pair.b, ym, first, rows);
+        },
+        rows_per_task * n_ * k_);
   }
 
  private:

@@ -35,9 +35,12 @@ struct Kernel<ops::BatchNormalization, DataType::Float32> : Float32Kernel<ops::B
     const float* x = floats(in[0]);
     float* y = floats(out[0]);
     const std::size_t rows = in[0].info.num_elements() / channels;
-    parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
-      for (std::size_t r = first; r < last; ++r) scale_shift(x + r * channels, y + r * channels);
-    }, std::max<std::size_t>(1, stream_chunk / channels), channels);
+    parallel_chunks(
+        context, rows,
+        [&](std::size_t first, std::size_t last) {
+          for (std::size_t r = first; r < last; ++r) scale_shift(x + r * channels, y + r * channels);
+        },
+        std::max<std::size_t>(1, stream_chunk / channels), channels);
   }
 
  private:

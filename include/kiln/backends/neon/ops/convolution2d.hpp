@@ -65,8 +65,8 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
     weights_ = PackedWeights(static_cast<const float*>(info.constants[1]),
                              info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr, groups,
                              ws[0] / groups, std::size_t{ws[1]} * ws[2] * ws[3]);
-    const bool pointwise = ws[1] == 1 && ws[2] == 1 && params_.stride == ops::Size2d{1, 1} &&
-                           params_.padding == ops::Padding2d{};
+    const bool pointwise =
+        ws[1] == 1 && ws[2] == 1 && params_.stride == ops::Size2d{1, 1} && params_.padding == ops::Padding2d{};
     if (pointwise) return;
     const TensorShape& ys = info.outputs[0].shape;
     if (ws[3] < min_tap_channels && groups == 1 && params_.dilation.width == 1) {
@@ -79,7 +79,8 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
   }
 
   ScratchSize scratch(const Context& context) const {
-    return {(edge_floats() + context.threads() * gemm_scratch_floats(taps(), weights_.k())) * sizeof(float), alignof(Vec)};
+    return {(edge_floats() + context.threads() * gemm_scratch_floats(taps(), weights_.k())) * sizeof(float),
+            alignof(Vec)};
   }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
@@ -89,14 +90,15 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
     const std::size_t pixels = std::size_t{ys[0]} * ys[1] * ys[2];
     const std::size_t group_in = xs[3] / params_.groups, group_out = weights_.n();
     const std::span<float> floats_of_scratch(reinterpret_cast<float*>(scratch.data()), scratch.size() / sizeof(float));
-    const std::span<float> edges = floats_of_scratch.first(edge_floats()), tiles = floats_of_scratch.subspan(edge_floats());
+    const std::span<float> edges = floats_of_scratch.first(edge_floats()),
+                           tiles = floats_of_scratch.subspan(edge_floats());
     for (std::size_t g = 0; g < params_.groups; ++g) {
       const float* x = floats(in[0]) + g * group_in;
       float* y = floats(out[0]) + g * group_out;
       if (row_taps_.window > 0) {
         row_taps_.gather_edges(x, xs, edges.data());
-        gemm(context, IndirectRows{x, row_taps_.offsets.data(), taps(), zeros_.data(), edges.data()}, pixels, weights_, g,
-             y, ys[3], epilogue_, tiles);
+        gemm(context, IndirectRows{x, row_taps_.offsets.data(), taps(), zeros_.data(), edges.data()}, pixels, weights_,
+             g, y, ys[3], epilogue_, tiles);
       } else if (offsets_.empty()) {
         gemm(context, DenseRows{x, xs[3]}, pixels, weights_, g, y, ys[3], epilogue_, tiles);
       } else {
@@ -131,10 +133,12 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
             for (std::ptrdiff_t ky = 0; ky < kh; ++ky) {
               const std::ptrdiff_t iy = oy * p.stride.height - p.padding.top + ky * p.dilation.height;
               const std::ptrdiff_t input_row = n * x[1] + iy;
-              if (iy < 0 || iy >= x[1]) offsets.push_back(-1);
+              if (iy < 0 || iy >= x[1])
+                offsets.push_back(-1);
               else if (straddles)
                 offsets.push_back(-2 - static_cast<std::ptrdiff_t>((input_row * straddling.size() + edge) * window));
-              else offsets.push_back((input_row * x[2] + ix) * std::ptrdiff_t{x[3]});
+              else
+                offsets.push_back((input_row * x[2] + ix) * std::ptrdiff_t{x[3]});
             }
             if (straddles) ++edge;
           }
@@ -142,7 +146,9 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
     }
 
     /// Floats the border windows of an input of rows x[0] * x[1] take.
-    std::size_t edge_floats(const TensorShape& x) const { return std::size_t{x[0]} * x[1] * straddling.size() * window; }
+    std::size_t edge_floats(const TensorShape& x) const {
+      return std::size_t{x[0]} * x[1] * straddling.size() * window;
+    }
 
     /// Writes the border windows of every input row to `out`, zeros where they reach outside.
     void gather_edges(const float* input, const TensorShape& x, float* out) const {

@@ -46,7 +46,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   static std::ptrdiff_t first_tap(std::ptrdiff_t start, std::ptrdiff_t dilation) {
     return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
   }
-  static std::ptrdiff_t end_tap(std::ptrdiff_t start, std::ptrdiff_t dilation, std::ptrdiff_t taps, std::ptrdiff_t size) {
+  static std::ptrdiff_t end_tap(std::ptrdiff_t start, std::ptrdiff_t dilation, std::ptrdiff_t taps,
+                                std::ptrdiff_t size) {
     return std::min(taps, start >= size ? 0 : (size - 1 - start) / dilation + 1);
   }
 
@@ -63,19 +64,23 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
     std::ptrdiff_t ox_begin = (left + sw - 1) / sw, ox_end = out_width;
     while (ox_end > ox_begin && (ox_end - 1) * sw - left + (kw - 1) * dw >= width) --ox_end;
     ox_begin = std::min(ox_begin, ox_end);
-    context.parallel_for(std::size_t{ys[0]} * ys[1], [&](std::size_t row) {
-      const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
-      const float* x = floats(in[0]) + n * xs[1] * width * channels;
-      float* y = floats(out[0]) + row * out_width * channels;
-      const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
-      const std::ptrdiff_t ky0 = first_tap(y0, params_.dilation.height),
-                           ky1 = end_tap(y0, params_.dilation.height, kernel_.height, xs[1]);
-      std::ptrdiff_t c = 0;
-      for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes)
-        channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, lanes);
-      if (c < channels) channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, channels - c);
-      apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
-    }, std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
+    context.parallel_for(
+        std::size_t{ys[0]} * ys[1],
+        [&](std::size_t row) {
+          const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
+          const float* x = floats(in[0]) + n * xs[1] * width * channels;
+          float* y = floats(out[0]) + row * out_width * channels;
+          const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
+          const std::ptrdiff_t ky0 = first_tap(y0, params_.dilation.height),
+                               ky1 = end_tap(y0, params_.dilation.height, kernel_.height, xs[1]);
+          std::ptrdiff_t c = 0;
+          for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes)
+            channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, lanes);
+          if (c < channels)
+            channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, channels - c);
+          apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
+        },
+        std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
   }
 
   // One vector of `count` channels starting at c, across a whole output row.
@@ -84,12 +89,16 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
                      std::ptrdiff_t y0, std::ptrdiff_t ky0, std::ptrdiff_t ky1, std::ptrdiff_t ox_begin,
                      std::ptrdiff_t ox_end, std::size_t count) const {
     auto load = [&](const float* p) {  // [&]: `count` goes unused when !Tail
-      if constexpr (Tail) return load_tail(p, count);
-      else return Vec::load_unaligned(p);
+      if constexpr (Tail)
+        return load_tail(p, count);
+      else
+        return Vec::load_unaligned(p);
     };
     auto store = [&](float* p, Vec v) {
-      if constexpr (Tail) store_tail(p, v, count);
-      else v.store_unaligned(p);
+      if constexpr (Tail)
+        store_tail(p, v, count);
+      else
+        v.store_unaligned(p);
     };
     const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
     const std::ptrdiff_t kw = kernel_.width, sw = params_.stride.width, dh = params_.dilation.height,
@@ -118,7 +127,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
       for (std::size_t t = 0; t < K * K; ++t) w[t] = load(&weights_[t * channels + c]);
       for (std::ptrdiff_t ox = 0; ox < ox_begin; ++ox) border_pixel(ox);
       for (std::ptrdiff_t ox = ox_begin; ox < ox_end; ++ox) {
-        const float* window = x + (y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
+        const float* window =
+            x + (y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
         Vec acc = bias;
 #pragma GCC unroll 5
         for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)

@@ -66,7 +66,9 @@ struct Kernel<ops::ElementwiseBinary, DataType::Float32> : Float32Kernel<ops::El
       const float* pa = a + ia;
       const float* pb = b + ib;
       float* py = y + r * row;
-      auto load = [](const float* p, bool varies, std::uint64_t i) { return varies ? Vec::load_unaligned(p + i) : Vec(*p); };
+      auto load = [](const float* p, bool varies, std::uint64_t i) {
+        return varies ? Vec::load_unaligned(p + i) : Vec(*p);
+      };
       auto load_partial = [](const float* p, bool varies, std::uint64_t i, std::size_t n) {
         return varies ? load_tail(p + i, n) : Vec(*p);
       };
@@ -83,9 +85,12 @@ struct Kernel<ops::ElementwiseBinary, DataType::Float32> : Float32Kernel<ops::El
       return;
     }
     const std::size_t rows_per_chunk = std::max<std::uint64_t>(1, stream_chunk / row);
-    parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
-      for (std::size_t r = first; r < last; ++r) run_row(r, 0, row);
-    }, rows_per_chunk, row * 16);
+    parallel_chunks(
+        context, rows,
+        [&](std::size_t first, std::size_t last) {
+          for (std::size_t r = first; r < last; ++r) run_row(r, 0, row);
+        },
+        rows_per_chunk, row * 16);
   }
 };
 

@@ -34,19 +34,24 @@ struct Kernel<ops::Pad, DataType::Float32> : Float32Kernel<ops::Pad> {
     const std::uint64_t slab = static_cast<std::uint64_t>(y_strides_[d]);
     const std::uint64_t outer = x_.num_elements(0, d);
     const std::uint64_t borders = y_[d] - static_cast<std::uint64_t>(dim);
-    context.parallel_for(outer, [&](std::size_t o) {
-      std::int64_t base = 0;  // offset of interior outer position o, coordinate 0 along d
-      for (std::size_t e = d, rest = o; e-- > 0; rest /= x_[e])
-        base += (ops::Pad::before_of(params_, e) + static_cast<std::int64_t>(rest % x_[e])) * y_strides_[e];
-      for (std::int64_t p = 0; p < y_[d]; ++p) {
-        if (p == before) p += dim;  // skip the interior
-        if (p >= y_[d]) break;
-        float* target = y + base + p * y_strides_[d];
-        const std::int64_t source = ops::Pad::source_index(params_.mode, p, before, dim);
-        if (source < 0) std::fill_n(target, slab, params_.value);
-        else std::memcpy(target, y + base + (before + source) * y_strides_[d], slab * sizeof(float));
-      }
-    }, borders * slab);
+    context.parallel_for(
+        outer,
+        [&](std::size_t o) {
+          std::int64_t base = 0;  // offset of interior outer position o, coordinate 0 along d
+          for (std::size_t e = d, rest = o; e-- > 0; rest /= x_[e])
+            base += (ops::Pad::before_of(params_, e) + static_cast<std::int64_t>(rest % x_[e])) * y_strides_[e];
+          for (std::int64_t p = 0; p < y_[d]; ++p) {
+            if (p == before) p += dim;  // skip the interior
+            if (p >= y_[d]) break;
+            float* target = y + base + p * y_strides_[d];
+            const std::int64_t source = ops::Pad::source_index(params_.mode, p, before, dim);
+            if (source < 0)
+              std::fill_n(target, slab, params_.value);
+            else
+              std::memcpy(target, y + base + (before + source) * y_strides_[d], slab * sizeof(float));
+          }
+        },
+        borders * slab);
   }
 
   TensorShape x_, y_;

@@ -20,8 +20,10 @@ struct Kernel<ops::Reduce, DataType::Float32> : Float32Kernel<ops::Reduce> {
     for (std::size_t d = 0; d < xs.rank(); ++d) {
       if (mask.reduced[d]) count_ *= xs[d];
       if (xs[d] == 1) continue;
-      if (!groups_.empty() && groups_.back().reduced == mask.reduced[d]) groups_.back().size *= xs[d];
-      else groups_.push_back({xs[d], mask.reduced[d]});
+      if (!groups_.empty() && groups_.back().reduced == mask.reduced[d])
+        groups_.back().size *= xs[d];
+      else
+        groups_.push_back({xs[d], mask.reduced[d]});
     }
     std::uint64_t stride = 1;
     for (std::size_t g = groups_.size(); g-- > 0;) {
@@ -45,14 +47,20 @@ struct Kernel<ops::Reduce, DataType::Float32> : Float32Kernel<ops::Reduce> {
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     using O = ops::ReduceOperation;
     switch (params_.operation) {
-      case O::Sum: return reduce(in, out, context, [](Vec acc, Vec v) { return acc + v; }, 0.0f);
-      case O::Mean: return reduce(in, out, context, [](Vec acc, Vec v) { return acc + v; }, 0.0f);
+      case O::Sum:
+        return reduce(
+            in, out, context, [](Vec acc, Vec v) { return acc + v; }, 0.0f);
+      case O::Mean:
+        return reduce(
+            in, out, context, [](Vec acc, Vec v) { return acc + v; }, 0.0f);
       case O::Max:  // a NaN, once met, stays (as in Ref)
-        return reduce(in, out, context, [](Vec acc, Vec v) { return xsimd::select(xsimd::isnan(v) || v > acc, v, acc); },
-                      -std::numeric_limits<float>::infinity());
+        return reduce(
+            in, out, context, [](Vec acc, Vec v) { return xsimd::select(xsimd::isnan(v) || v > acc, v, acc); },
+            -std::numeric_limits<float>::infinity());
       case O::Min:
-        return reduce(in, out, context, [](Vec acc, Vec v) { return xsimd::select(xsimd::isnan(v) || v < acc, v, acc); },
-                      std::numeric_limits<float>::infinity());
+        return reduce(
+            in, out, context, [](Vec acc, Vec v) { return xsimd::select(xsimd::isnan(v) || v < acc, v, acc); },
+            std::numeric_limits<float>::infinity());
     }
   }
 
@@ -86,37 +94,45 @@ struct Kernel<ops::Reduce, DataType::Float32> : Float32Kernel<ops::Reduce> {
     const std::uint64_t work = reduced_offsets_.size() * run_;
     if (!innermost_reduced_) {  // rows of `run_` kept elements: accumulate whole rows
       const std::uint64_t rows = out[0].info.num_elements() / std::max<std::uint64_t>(run_, 1);
-      context.parallel_for(rows, [&](std::size_t row) {
-        const float* xr = x + kept_offset(row);
-        float* yr = y + row * run_;
-        for (std::uint64_t c = 0; c < run_; c += lanes) {
-          const std::size_t n = std::min<std::uint64_t>(lanes, run_ - c);
-          Vec acc = start;
-          for (std::uint64_t r : reduced_offsets_)
-            acc = combine(acc, n == lanes ? Vec::load_unaligned(xr + r + c) : load_tail(xr + r + c, n));
-          if (mean) acc = acc * Vec(scale);
-          if (n == lanes) acc.store_unaligned(yr + c);
-          else store_tail(yr + c, acc, n);
-        }
-      }, work);
+      context.parallel_for(
+          rows,
+          [&](std::size_t row) {
+            const float* xr = x + kept_offset(row);
+            float* yr = y + row * run_;
+            for (std::uint64_t c = 0; c < run_; c += lanes) {
+              const std::size_t n = std::min<std::uint64_t>(lanes, run_ - c);
+              Vec acc = start;
+              for (std::uint64_t r : reduced_offsets_)
+                acc = combine(acc, n == lanes ? Vec::load_unaligned(xr + r + c) : load_tail(xr + r + c, n));
+              if (mean) acc = acc * Vec(scale);
+              if (n == lanes)
+                acc.store_unaligned(yr + c);
+              else
+                store_tail(yr + c, acc, n);
+            }
+          },
+          work);
       return;
     }
     // Innermost reduced: fold each contiguous run into a vector, then its lanes in order.
     const auto tail = lanes_below(run_ % lanes);
-    context.parallel_for(out[0].info.num_elements(), [&](std::size_t o) {
-      const float* xo = x + kept_offset(o);
-      Vec acc = start;
-      for (std::uint64_t r : reduced_offsets_) {
-        std::uint64_t i = 0;
-        for (; i + lanes <= run_; i += lanes) acc = combine(acc, Vec::load_unaligned(xo + r + i));
-        if (i < run_) acc = xsimd::select(tail, combine(acc, load_tail(xo + r + i, run_ - i)), acc);
-      }
-      alignas(64) float lane[lanes];
-      acc.store_aligned(lane);
-      Vec total(lane[0]);
-      for (std::size_t l = 1; l < lanes; ++l) total = combine(total, Vec(lane[l]));
-      y[o] = (mean ? total * Vec(scale) : total).get(0);
-    }, work);
+    context.parallel_for(
+        out[0].info.num_elements(),
+        [&](std::size_t o) {
+          const float* xo = x + kept_offset(o);
+          Vec acc = start;
+          for (std::uint64_t r : reduced_offsets_) {
+            std::uint64_t i = 0;
+            for (; i + lanes <= run_; i += lanes) acc = combine(acc, Vec::load_unaligned(xo + r + i));
+            if (i < run_) acc = xsimd::select(tail, combine(acc, load_tail(xo + r + i, run_ - i)), acc);
+          }
+          alignas(64) float lane[lanes];
+          acc.store_aligned(lane);
+          Vec total(lane[0]);
+          for (std::size_t l = 1; l < lanes; ++l) total = combine(total, Vec(lane[l]));
+          y[o] = (mean ? total * Vec(scale) : total).get(0);
+        },
+        work);
   }
 
   std::vector<Group> groups_;

@@ -16,31 +16,37 @@ inline namespace KILN_NEON_ISA {
 template <>
 struct Kernel<ops::Resize, DataType::Float32> : Float32Kernel<ops::Resize> {
   explicit Kernel(const WorkloadInfo<ops::Resize>& info)
-      : Float32Kernel(info), x_(info.inputs[0].shape), y_(info.outputs[0].shape),
-        rows_(samples(y_[1], x_[1])), columns_(samples(y_[2], x_[2])) {}
+      : Float32Kernel(info),
+        x_(info.inputs[0].shape),
+        y_(info.outputs[0].shape),
+        rows_(samples(y_[1], x_[1])),
+        columns_(samples(y_[2], x_[2])) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const float* x = floats(in[0]);
     float* y = floats(out[0]);
     const std::uint64_t channels = x_[3];
     const std::uint64_t x_row = std::uint64_t{x_[2]} * channels, x_image = x_[1] * x_row;
-    context.parallel_for(std::size_t{y_[0]} * y_[1], [&](std::size_t task) {
-      const std::size_t n = task / y_[1], oy = task % y_[1];
-      const Sample& r = rows_[oy];
-      const float* image = x + n * x_image;
-      float* yp = y + task * y_[2] * channels;
-      for (const Sample& c : columns_) {
-        const float* top = image + r.first * x_row;
-        const float* bottom = image + r.second * x_row;
-        if (params_.method == ops::ResizeMethod::Nearest) {
-          std::memcpy(yp, top + c.first * channels, channels * sizeof(float));
-        } else {
-          blend(top + c.first * channels, top + c.second * channels, bottom + c.first * channels,
-                bottom + c.second * channels, r.weight, c.weight, yp, channels);
-        }
-        yp += channels;
-      }
-    }, std::uint64_t{y_[2]} * channels * (params_.method == ops::ResizeMethod::Nearest ? 1 : 8));
+    context.parallel_for(
+        std::size_t{y_[0]} * y_[1],
+        [&](std::size_t task) {
+          const std::size_t n = task / y_[1], oy = task % y_[1];
+          const Sample& r = rows_[oy];
+          const float* image = x + n * x_image;
+          float* yp = y + task * y_[2] * channels;
+          for (const Sample& c : columns_) {
+            const float* top = image + r.first * x_row;
+            const float* bottom = image + r.second * x_row;
+            if (params_.method == ops::ResizeMethod::Nearest) {
+              std::memcpy(yp, top + c.first * channels, channels * sizeof(float));
+            } else {
+              blend(top + c.first * channels, top + c.second * channels, bottom + c.first * channels,
+                    bottom + c.second * channels, r.weight, c.weight, yp, channels);
+            }
+            yp += channels;
+          }
+        },
+        std::uint64_t{y_[2]} * channels * (params_.method == ops::ResizeMethod::Nearest ? 1 : 8));
   }
 
  private:
@@ -81,8 +87,10 @@ struct Kernel<ops::Resize, DataType::Float32> : Float32Kernel<ops::Resize> {
     for (std::size_t i = 0; i < n; i += lanes) {
       const std::size_t count = std::min(lanes, n - i);
       const Vec v = mix(at(a, i, count), at(b, i, count), at(c, i, count), at(d, i, count));
-      if (count == lanes) v.store_unaligned(y + i);
-      else store_tail(y + i, v, count);
+      if (count == lanes)
+        v.store_unaligned(y + i);
+      else
+        store_tail(y + i, v, count);
     }
   }
 

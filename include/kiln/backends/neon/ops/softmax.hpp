@@ -35,40 +35,43 @@ struct Kernel<ops::Softmax, DataType::Float32> : Float32Kernel<ops::Softmax> {
     // Lanes of the last partial vector that hold data; the zero padding's exp must not be summed.
     const auto tail = lanes_below(length % lanes);
     const std::size_t rows_per_chunk = std::max<std::size_t>(1, stream_chunk / length);
-    parallel_chunks(context, rows, [&](std::size_t first, std::size_t last) {
-      for (std::size_t r = first; r < last; ++r) {
-        const float* xr = x + r * length;
-        float* yr = y + r * length;
-        Vec vmax(-std::numeric_limits<float>::infinity());
-        std::size_t i = 0;
-        for (; i + lanes <= length; i += lanes) vmax = xsimd::max(vmax, beta * Vec::load_unaligned(xr + i));
-        float max = reduce_max(vmax);
-        for (; i < length; ++i) max = std::max(max, params_.beta * xr[i]);
-        const Vec shift(max);
-        Vec vsum(0.0f);
-        // y holds exp(beta x - max) first: one pass of exp, then a scale (or a log shift).
-        i = 0;
-        for (; i + lanes <= length; i += lanes) {
-          const Vec e = xsimd::exp(beta * Vec::load_unaligned(xr + i) - shift);
-          e.store_unaligned(yr + i);
-          vsum += e;
-        }
-        float sum = reduce_add(vsum);
-        if (i < length) {
-          const std::size_t n = length - i;
-          const Vec e = xsimd::exp(beta * load_tail(xr + i, n) - shift);
-          store_tail(yr + i, e, n);
-          sum += reduce_add(xsimd::select(tail, e, Vec(0.0f)));
-        }
-        if (params_.log) {
-          const Vec log_sum(std::log(sum));
-          map(xr, yr, length, [=](Vec v) { return beta * v - shift - log_sum; });
-        } else {
-          const Vec inverse(1.0f / sum);
-          map(yr, yr, length, [=](Vec v) { return v * inverse; });
-        }
-      }
-    }, rows_per_chunk, length * 16);
+    parallel_chunks(
+        context, rows,
+        [&](std::size_t first, std::size_t last) {
+          for (std::size_t r = first; r < last; ++r) {
+            const float* xr = x + r * length;
+            float* yr = y + r * length;
+            Vec vmax(-std::numeric_limits<float>::infinity());
+            std::size_t i = 0;
+            for (; i + lanes <= length; i += lanes) vmax = xsimd::max(vmax, beta * Vec::load_unaligned(xr + i));
+            float max = reduce_max(vmax);
+            for (; i < length; ++i) max = std::max(max, params_.beta * xr[i]);
+            const Vec shift(max);
+            Vec vsum(0.0f);
+            // y holds exp(beta x - max) first: one pass of exp, then a scale (or a log shift).
+            i = 0;
+            for (; i + lanes <= length; i += lanes) {
+              const Vec e = xsimd::exp(beta * Vec::load_unaligned(xr + i) - shift);
+              e.store_unaligned(yr + i);
+              vsum += e;
+            }
+            float sum = reduce_add(vsum);
+            if (i < length) {
+              const std::size_t n = length - i;
+              const Vec e = xsimd::exp(beta * load_tail(xr + i, n) - shift);
+              store_tail(yr + i, e, n);
+              sum += reduce_add(xsimd::select(tail, e, Vec(0.0f)));
+            }
+            if (params_.log) {
+              const Vec log_sum(std::log(sum));
+              map(xr, yr, length, [=](Vec v) { return beta * v - shift - log_sum; });
+            } else {
+              const Vec inverse(1.0f / sum);
+              map(yr, yr, length, [=](Vec v) { return v * inverse; });
+            }
+          }
+        },
+        rows_per_chunk, length * 16);
   }
 };
 

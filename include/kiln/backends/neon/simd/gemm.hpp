@@ -35,8 +35,11 @@ class PackedWeights {
   /// weights[(g * n + j) * k + p] is B[p][j] of group g (OHWI convolution weights and [N, K]
   /// fully-connected weights both read this way); bias may be null.
   PackedWeights(const float* weights, const float* bias, std::size_t groups, std::size_t n, std::size_t k)
-      : n_(n), k_(k), panels_((n + gemm_nr - 1) / gemm_nr),
-        data_(groups * panels_ * k * 2), bias_(groups * panels_ * 2) {
+      : n_(n),
+        k_(k),
+        panels_((n + gemm_nr - 1) / gemm_nr),
+        data_(groups * panels_ * k * 2),
+        bias_(groups * panels_ * 2) {
     float* packed = floats(data_);
     float* packed_bias = floats(bias_);
     for (std::size_t g = 0; g < groups; ++g)
@@ -45,7 +48,8 @@ class PackedWeights {
         // Column by column: reads stream through the weights, writes stay in one panel.
         for (std::size_t j = 0; j < gemm_nr; ++j) {
           const std::size_t column = panel * gemm_nr + j;
-          for (std::size_t p = 0; p < k; ++p) dst[p * gemm_nr + j] = column < n ? weights[(g * n + column) * k + p] : 0.0f;
+          for (std::size_t p = 0; p < k; ++p)
+            dst[p * gemm_nr + j] = column < n ? weights[(g * n + column) * k + p] : 0.0f;
         }
         for (std::size_t j = 0; j < gemm_nr; ++j) {
           const std::size_t column = panel * gemm_nr + j;
@@ -60,9 +64,7 @@ class PackedWeights {
   const float* panel(std::size_t group, std::size_t p) const {
     return floats(data_) + (group * panels_ + p) * k_ * gemm_nr;
   }
-  const float* bias(std::size_t group, std::size_t p) const {
-    return floats(bias_) + (group * panels_ + p) * gemm_nr;
-  }
+  const float* bias(std::size_t group, std::size_t p) const { return floats(bias_) + (group * panels_ + p) * gemm_nr; }
 
  private:
   std::size_t n_ = 0, k_ = 0, panels_ = 0;
@@ -91,9 +93,12 @@ struct Epilogue {
   static Epilogue from(const std::optional<ops::Activation::Params>& fused) {
     using A = ops::ActivationFunction;
     Epilogue e;
-    if (fused && fused->function == A::ReLU) e.min = 0.0f;
-    else if (fused && fused->function == A::BoundedReLU) e.min = fused->b, e.max = fused->a;
-    else e.activation = fused;
+    if (fused && fused->function == A::ReLU)
+      e.min = 0.0f;
+    else if (fused && fused->function == A::BoundedReLU)
+      e.min = fused->b, e.max = fused->a;
+    else
+      e.activation = fused;
     return e;
   }
 };
@@ -200,31 +205,37 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
   auto columns = [&](std::size_t p) { return std::min(gemm_nr, b.n() - p * gemm_nr); };
   const std::size_t task_cost = gemm_mr * inner_block * gemm_nr * k;
   if (!gather) {
-    context.parallel_for(outer * inner_blocks, [&](std::size_t task) {
-      for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
-        kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), output(first_row, p), ldc,
-                          columns(p), epilogue);
-      });
-    }, task_cost);
+    context.parallel_for(
+        outer * inner_blocks,
+        [&](std::size_t task) {
+          for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
+            kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), output(first_row, p), ldc,
+                              columns(p), epilogue);
+          });
+        },
+        task_cost);
     return;
   }
-  context.parallel_for(outer * inner_blocks, [&](std::size_t task, unsigned thread) {
-    float* tile = scratch.data() + thread * gemm_scratch_floats(a.taps(), k);
-    std::size_t gathered = m;  // the first row of the tile in `tile`; none yet
-    for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
-      if (gathered != first_row) {
-        for (std::size_t r = 0; r < rows; ++r)
-          for (std::size_t t = 0; t < a.taps(); ++t) {
-            const float* src = a.row(first_row + r, t);
-            float* dst = tile + r * k + t * channels;
-            for (std::size_t ch = 0; ch < channels; ++ch) dst[ch] = src[ch];  // a few floats: no memcpy call
+  context.parallel_for(
+      outer * inner_blocks,
+      [&](std::size_t task, unsigned thread) {
+        float* tile = scratch.data() + thread * gemm_scratch_floats(a.taps(), k);
+        std::size_t gathered = m;  // the first row of the tile in `tile`; none yet
+        for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
+          if (gathered != first_row) {
+            for (std::size_t r = 0; r < rows; ++r)
+              for (std::size_t t = 0; t < a.taps(); ++t) {
+                const float* src = a.row(first_row + r, t);
+                float* dst = tile + r * k + t * channels;
+                for (std::size_t ch = 0; ch < channels; ++ch) dst[ch] = src[ch];  // a few floats: no memcpy call
+              }
+            gathered = first_row;
           }
-        gathered = first_row;
-      }
-      dense_kernels[rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p), output(first_row, p), ldc,
-                              columns(p), epilogue);
-    });
-  }, task_cost);
+          dense_kernels[rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p), output(first_row, p),
+                                  ldc, columns(p), epilogue);
+        });
+      },
+      task_cost);
 }
 
 }  // namespace KILN_NEON_ISA

@@ -46,7 +46,8 @@ namespace ref {
 /// Applies a layer's fused activation (if it has one) to its n output elements.
 inline void apply_activation(const std::optional<ops::Activation::Params>& activation, float* y, std::uint64_t n) {
   if (activation)
-    for (std::uint64_t i = 0; i < n; ++i) y[i] = Workload<ops::Activation, RefBackend, DataType::Float32>::apply(*activation, y[i]);
+    for (std::uint64_t i = 0; i < n; ++i)
+      y[i] = Workload<ops::Activation, RefBackend, DataType::Float32>::apply(*activation, y[i]);
 }
 }  // namespace ref
 

@@ -7,7 +7,8 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::DepthwiseConvolution2d, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::DepthwiseConvolution2d> {
+struct Workload<ops::DepthwiseConvolution2d, RefBackend, DataType::Float32>
+    : ref::Float32Kernel<ops::DepthwiseConvolution2d> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
@@ -34,8 +35,8 @@ struct Workload<ops::DepthwiseConvolution2d, RefBackend, DataType::Float32> : re
                 const std::int64_t ix = std::int64_t{ox} * params_.stride.width - params_.padding.left +
                                         std::int64_t{kx} * params_.dilation.width;
                 if (ix < 0 || ix >= width) continue;
-                sum += x[((n * height + iy) * width + ix) * xs[3] + ic] *
-                       w[(std::uint64_t{ky} * ws[2] + kx) * ws[3] + oc];
+                sum +=
+                    x[((n * height + iy) * width + ix) * xs[3] + ic] * w[(std::uint64_t{ky} * ws[2] + kx) * ws[3] + oc];
               }
             }
             y[((std::uint64_t{n} * ys[1] + oy) * ys[2] + ox) * ys[3] + oc] = sum;

@@ -15,7 +15,8 @@ class MemCopyBytes : public DataMovementKernel<ops::MemCopy> {
 
   static Status is_supported(const WorkloadInfo<ops::MemCopy>& info) {
     if (info.params.direction != ops::CopyDirection::HostToHost)
-      return Status::error(ErrorCode::Unsupported, "copies host memory only, not ", ops::to_string(info.params.direction));
+      return Status::error(ErrorCode::Unsupported, "copies host memory only, not ",
+                           ops::to_string(info.params.direction));
     return Status::ok();
   }
 

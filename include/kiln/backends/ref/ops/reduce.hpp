@@ -2,9 +2,9 @@
 // Reference Reduce: every input element folded into the output element it reduces to.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <algorithm>
 
 #include "kiln/backends/ref/ref_kernel.hpp"
 
@@ -18,7 +18,8 @@ struct Workload<ops::Reduce, RefBackend, DataType::Float32> : ref::Float32Kernel
   /// One double accumulator per output element.
   ScratchSize scratch(const ref::Context&) const { return {outputs_ * sizeof(double), alignof(double)}; }
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&, std::span<std::byte> scratch) const {
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&,
+           std::span<std::byte> scratch) const {
     using O = ops::ReduceOperation;
     const TensorShape& xs = in[0].info.shape;
     const auto mask = *ops::Reduce::reduced_axes(params_, xs.rank());
@@ -52,7 +53,8 @@ struct Workload<ops::Reduce, RefBackend, DataType::Float32> : ref::Float32Kernel
       }
     }
     for (std::size_t i = 0; i < accumulator.size(); ++i)
-      y[i] = static_cast<float>(params_.operation == O::Mean ? accumulator[i] / static_cast<double>(count) : accumulator[i]);
+      y[i] = static_cast<float>(params_.operation == O::Mean ? accumulator[i] / static_cast<double>(count)
+                                                             : accumulator[i]);
   }
 
  private:

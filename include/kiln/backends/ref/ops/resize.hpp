@@ -37,7 +37,8 @@ struct Workload<ops::Resize, RefBackend, DataType::Float32> : ref::Float32Kernel
           const double cy = std::clamp(sy, 0.0, double(xs[1] - 1));
           const double cx = std::clamp(sx, 0.0, double(xs[2] - 1));
           const auto y0 = static_cast<std::int64_t>(std::floor(cy)), x0 = static_cast<std::int64_t>(std::floor(cx));
-          const std::int64_t y1 = std::min<std::int64_t>(y0 + 1, xs[1] - 1), x1 = std::min<std::int64_t>(x0 + 1, xs[2] - 1);
+          const std::int64_t y1 = std::min<std::int64_t>(y0 + 1, xs[1] - 1),
+                             x1 = std::min<std::int64_t>(x0 + 1, xs[2] - 1);
           const double fy = cy - y0, fx = cx - x0;
           for (std::uint32_t c = 0; c < channels; ++c) {
             const double top = at(n, y0, x0, c) * (1 - fx) + at(n, y0, x1, c) * fx;

@@ -9,7 +9,8 @@
 namespace kiln {
 
 template <>
-struct Workload<ops::TransposeConvolution2d, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::TransposeConvolution2d> {
+struct Workload<ops::TransposeConvolution2d, RefBackend, DataType::Float32>
+    : ref::Float32Kernel<ops::TransposeConvolution2d> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
