@@ -97,7 +97,7 @@ void bench_gemm(double peak) {
     const kiln::neon::PackedWeights packed(weights.data(), nullptr, 1, cols, s.k);
     const Timing kiln_t = measure([&] {
       kiln::neon::gemm(context, kiln::neon::DenseRows{lhs.data(), static_cast<std::size_t>(s.k)}, rows_, packed, 0,
-                       c.data(), cols, {});
+                       c.data(), cols, {}, {});
     });
     const double kiln_gflops = flop / kiln_t.median / 1e9;
     const std::string name = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
