@@ -80,7 +80,10 @@ constexpr bool check_backend_pack() {
   static_assert((Backend<Bs> && ...),
                 "kiln: every Runtime parameter must satisfy the kiln::Backend concept (id, alignment, memory, "
                 "context, fallback, available()); see backends/backend.hpp. Only the first may be an OpSet.");
-  if constexpr (sizeof...(Bs) > 0 && (Backend<Bs> && ...)) {
+  static_assert(
+      op_set_entries_are_ops_v<Set>,
+      "kiln: every OpSet entry must be an op descriptor of kiln::ops::op_list, such as kiln::ops::Convolution2d");
+  if constexpr (sizeof...(Bs) > 0 && (Backend<Bs> && ...) && op_set_entries_are_ops_v<Set>) {
     static_assert(backend_ids_unique<Bs...>(), "kiln: a backend appears twice in the Runtime's backend list");
     static_assert((context_extends_fallback<Bs>() && ...),
                   "kiln: a backend's context must derive from its fallback's context, because the workloads it "

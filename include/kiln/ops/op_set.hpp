@@ -3,7 +3,6 @@
 #pragma once
 
 #include <array>
-#include <concepts>
 #include <cstddef>
 
 #include "kiln/ops/op_list.hpp"
@@ -22,9 +21,9 @@ namespace kiln {
 /// OpSet a Runtime runs every op (AllOps), as tflite-micro's AllOpsResolver does.
 template <class... Ops>
 struct OpSet {
-  static_assert((OpDescriptor<Ops> && ...),
-                "kiln: every OpSet entry must be an op descriptor such as kiln::ops::Convolution2d");
-  static_assert((contains_v<Ops, ops::op_list> && ...), "kiln: every OpSet entry must be an op of kiln::ops::op_list");
+  static_assert(
+      (contains_v<Ops, ops::op_list> && ...),
+      "kiln: every OpSet entry must be an op descriptor of kiln::ops::op_list, such as kiln::ops::Convolution2d");
 
   /// Whether the op at `index` of ops::op_list is in the set (structural ops always are).
   static constexpr std::array<bool, ops::op_list::size> contains = [] {
@@ -43,5 +42,12 @@ template <class T>
 inline constexpr bool is_op_set_v = false;
 template <class... Ops>
 inline constexpr bool is_op_set_v<OpSet<Ops...>> = true;
+
+/// True when every entry of the OpSet is an op of ops::op_list. Runtime and optimize() check it
+/// themselves: naming OpSet<...> as a template argument does not instantiate its body.
+template <class Set>
+inline constexpr bool op_set_entries_are_ops_v = false;
+template <class... Ops>
+inline constexpr bool op_set_entries_are_ops_v<OpSet<Ops...>> = (contains_v<Ops, ops::op_list> && ...);
 
 }  // namespace kiln
