@@ -6,6 +6,7 @@ so that `kiln check OUT/NAME/model.onnx OUT/NAME` compares kiln with PyTorch.
 
     /usr/bin/python3 tools/export_models.py small tests/models    # the small models the tests run (committed)
     /usr/bin/python3 tools/export_models.py zoo /tmp/kiln_zoo     # torchvision networks at 224x224 (not committed)
+    /usr/bin/python3 tools/export_models.py bench /tmp/kiln_bench # the models of bench/bench_models.py
 
 Weights are random (seeded): torchvision's trained weights are a download, and the comparison does
 not need them. Needs Debian's python3-torch, python3-torchvision and python3-onnx.
@@ -77,6 +78,51 @@ class UNet(nn.Module):
         return torch.sigmoid(self.head(u1))
 
 
+class Mlp784(nn.Module):
+    """The classic MNIST MLP, 784-256-128-10."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+                                    nn.Linear(128, 10))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class DsCnn(nn.Module):
+    """DS-CNN (small) of "Hello Edge" (Zhang et al. 2017), Arm's keyword-spotting reference: MFCC
+    [1, 1, 49, 10], a 10x4 convolution, four depthwise-separable blocks of 64 channels."""
+
+    def __init__(self, channels=64, blocks=4, classes=12):
+        super().__init__()
+        layers = [nn.Conv2d(1, channels, (10, 4), stride=(2, 2), padding=(5, 1)), nn.BatchNorm2d(channels), nn.ReLU()]
+        for _ in range(blocks):
+            layers += [nn.Conv2d(channels, channels, 3, padding=1, groups=channels), nn.BatchNorm2d(channels),
+                       nn.ReLU(), nn.Conv2d(channels, channels, 1), nn.BatchNorm2d(channels), nn.ReLU()]
+        self.features = nn.Sequential(*layers)
+        self.fc = nn.Linear(channels, classes)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(self.features(x), 1), 1))
+
+
+class UNetWide(UNet):
+    """UNet's shape at segmentation widths (32-64-128 channels) for 128x128 images."""
+
+    def __init__(self):
+        nn.Module.__init__(self)
+
+        def block(i, o):
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.LeakyReLU(0.1),
+                                 nn.Conv2d(o, o, 3, padding=1), nn.ReLU())
+        self.down1, self.down2, self.bottom = block(3, 32), block(32, 64), block(64, 128)
+        self.up2 = nn.ConvTranspose2d(128, 64, 2, stride=2)
+        self.dec2 = block(128, 64)
+        self.dec1 = block(64 + 32, 32)
+        self.head = nn.Conv2d(32, 2, 1)
+
+
 def small_models():
     import torchvision
     mobilenet = torchvision.models.MobileNetV2(width_mult=0.25, num_classes=10)
@@ -98,6 +144,24 @@ def zoo_models():
             ("resnet18", m.resnet18(), (1, 3, 224, 224), 13),
             ("squeezenet1_1", m.squeezenet1_1(), (1, 3, 224, 224), 13),
             ("shufflenet_v2_x1_0", m.shufflenet_v2_x1_0(), (1, 3, 224, 224), 13)]
+
+
+def bench_models():
+    """The side-by-side benchmark's set (bench/bench_models.py): torchvision architectures and small
+    custom models, all with random weights."""
+    import torchvision.models as m
+    image = (1, 3, 224, 224)
+    return [("mlp", Mlp784(), (1, 1, 28, 28), 13),
+            ("ds_cnn", DsCnn(), (1, 1, 49, 10), 13),
+            ("mobilenet_v2", m.mobilenet_v2(), image, 13),
+            ("mobilenet_v3_small", m.mobilenet_v3_small(), image, 13),
+            ("resnet18", m.resnet18(), image, 13),
+            ("squeezenet1_1", m.squeezenet1_1(), image, 13),
+            ("shufflenet_v2_x0_5", m.shufflenet_v2_x0_5(), image, 13),
+            ("efficientnet_b0", m.efficientnet_b0(), image, 13),
+            ("regnet_x_400mf", m.regnet_x_400mf(), image, 13),
+            ("mnasnet1_0", m.mnasnet1_0(), image, 13),
+            ("unet", UNetWide(), (1, 3, 128, 128), 17)]
 
 
 def randomize_statistics(model, generator):
@@ -132,7 +196,8 @@ def export(name, model, shape, opset, out_dir):
 def main():
     which, out_dir = sys.argv[1], sys.argv[2]
     torch.manual_seed(2026)
-    for name, model, shape, opset in (small_models() if which == "small" else zoo_models()):
+    models = {"small": small_models, "zoo": zoo_models, "bench": bench_models}[which]()
+    for name, model, shape, opset in models:
         export(name, model, shape, opset, out_dir)
 
 

@@ -306,7 +306,7 @@ int eval_command(const Arguments& args) {
     }
   } else {
     for (const auto& b : kiln::tool::compiled_backends())
-      if (b.available) backends.emplace_back(b.name);
+      if (kiln::tool::backend_available(b.id)) backends.emplace_back(b.name);
   }
   const std::uint32_t examples = images->info.rank() ? images->info.shape[0] : 0;
   std::printf("%s: %u examples from %s\n", args.positional[0].c_str(), examples, args.positional[1].c_str());

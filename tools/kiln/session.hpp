@@ -21,15 +21,27 @@ using ToolRuntime = DefaultRuntime;
 struct BackendName {
   std::string_view name;
   std::string_view id;
-  bool available;
 };
 inline std::vector<BackendName> compiled_backends() {
-  constexpr BackendName short_names[] = {{"cl", "GpuAcc", false}, {"neon", "CpuAcc", false}, {"ref", "CpuRef", false}};
+  constexpr BackendName short_names[] = {{"cl", "GpuAcc"}, {"neon", "CpuAcc"}, {"ref", "CpuRef"}};
   std::vector<BackendName> names;
-  for (const BackendInfo& backend : ToolRuntime::device_spec().backends)
-    for (const BackendName& known : short_names)
-      if (known.id == backend.id) names.push_back({known.name, known.id, backend.available});
+  [&]<class... Bs>(TypeList<Bs...>) {
+    auto add = [&](std::string_view id) {
+      for (const BackendName& known : short_names)
+        if (known.id == id) names.push_back(known);
+    };
+    (add(Bs::id), ...);
+  }(enabled_backends{});
   return names;
+}
+
+/// Whether the backend with this id can run here. Asked only of the backends a command uses:
+/// ClBackend's answer costs an OpenCL platform discovery (tens of milliseconds, and the driver's
+/// memory) that `--backend neon` should not pay.
+inline bool backend_available(std::string_view id) {
+  return []<class... Bs>(TypeList<Bs...>, std::string_view wanted) {
+    return ((Bs::id == wanted && Bs::available()) || ...);
+  }(enabled_backends{}, id);
 }
 
 /// "neon,ref" as backend ids, or an error naming what is wrong.
@@ -47,7 +59,7 @@ inline Expected<std::vector<std::string_view>> parse_backends(std::string_view l
       return Status::error(ErrorCode::NotFound, "backend '", name, "' is not compiled into this kiln (it has ", names,
                            ")");
     }
-    if (!found->available)
+    if (!backend_available(found->id))
       return Status::error(ErrorCode::Unsupported, "backend '", name, "' is not available on this machine",
                            name == "cl" ? " (no OpenCL device)" : "");
     ids.push_back(found->id);
@@ -80,7 +92,7 @@ class Session {
       ids = *parsed;
     } else {
       for (const auto& b : compiled_backends())
-        if (b.available) ids.push_back(b.id);
+        if (backend_available(b.id)) ids.push_back(b.id);
     }
     optimizer.backend_preferences = ids;
     // The session keeps the model's inputs and outputs; its network (and weights) go to the optimizer.

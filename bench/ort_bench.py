@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: Apache-2.0
+"""ONNX Runtime's side of bench/bench_models.py: one model, one thread count, in its own process
+(so that its peak RSS is its own). Prints one line in the form `kiln bench` prints:
+
+    MODEL on onnxruntime: load L ms; latency over N runs (W warm-up): min A ms, median B ms, p90 C ms
+
+Load is session creation from the file (graph optimisations included), as kiln's load is import,
+optimisation and loading from the file. Runs under the Python that has `onnxruntime` (PyPI; a
+benchmark-time tool, never a dependency of kiln).
+"""
+import sys
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+
+def main():
+    model, threads, iterations, warmup = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    start = time.perf_counter()
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    load_ms = (time.perf_counter() - start) * 1e3
+    rng = np.random.default_rng(2026)
+    feeds = {i.name: rng.random([d if isinstance(d, int) else 1 for d in i.shape], dtype=np.float32)
+             for i in session.get_inputs()}
+    for _ in range(warmup):
+        session.run(None, feeds)
+    times = []
+    for _ in range(iterations):
+        t0 = time.perf_counter()
+        session.run(None, feeds)
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    print(f"{model} on onnxruntime {ort.__version__}: load {load_ms:.1f} ms; latency over {iterations} runs "
+          f"({warmup} warm-up): min {times[0]:.3f} ms, median {times[len(times) // 2]:.3f} ms, "
+          f"p90 {times[min(len(times) - 1, int(0.9 * len(times)))]:.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
