@@ -29,6 +29,31 @@ TEMPLATE_LIST_TEST_CASE("TransposeConvolution2d matches PyTorch conv_transpose2d
   }
 }
 
+TEMPLATE_LIST_TEST_CASE("TransposeConvolution2d matches RefBackend on odd shapes, strides and paddings",
+                        "[ops][transpose_convolution2d]", accelerated_backends) {
+  struct Case {
+    TensorShape input;
+    std::uint32_t out_channels, kh, kw;
+    ops::TransposeConvolution2d::Params params;
+  };
+  const Case cases[] = {
+      {{2, 4, 3, 17}, 9, 2, 2, {.stride = {2, 2}}},  // U-Net's upsampling: taps never overlap; batch 2
+      {{1, 5, 7, 3}, 4, 3, 3, {.padding = {1, 1, 1, 1}, .stride = {2, 2}, .output_padding = {1, 1}}},  // overlapping
+      {{1, 3, 4, 8}, 33, 4, 4, {.padding = {1, 2, 1, 0}, .stride = {2, 2}}},  // asymmetric padding, 33 outputs
+      {{1, 6, 5, 2}, 5, 3, 1, {.stride = {1, 3}, .output_padding = {0, 2}}},  // a column kernel, gaps between taps
+      {{1, 40, 9, 3}, 16, 5, 5, {.padding = {2, 2, 2, 2}}},  // stride 1: several bands, rows fed by two of them
+      {{1, 7, 6, 5}, 3, 1, 1, {}},                           // 1x1: a plain GEMM
+  };
+  for (const Case& c : cases) {
+    INFO("input " << c.input.to_string() << ", " << c.out_channels << " outputs, kernel " << c.kh << "x" << c.kw);
+    auto x = random_f32(c.input, c.out_channels, -2, 2);
+    auto w = random_f32({c.out_channels, c.kh, c.kw, c.input[3]}, c.kh).as_constant();
+    auto b = random_f32({c.out_channels}, c.kw).as_constant();
+    check_against_ref<ops::TransposeConvolution2d, TestType>(c.params, {x, w, b}, 1e-5, 1e-5);
+    check_against_ref<ops::TransposeConvolution2d, TestType>(c.params, {x, w}, 1e-5, 1e-5);
+  }
+}
+
 TEST_CASE("TransposeConvolution2d rejects impossible configurations", "[ops][transpose_convolution2d][errors]") {
   auto x = TestTensor::f32({1, 2, 2, 1}, {1, 2, 3, 4});
   auto w = TestTensor::f32({1, 2, 2, 1}, {1, 1, 1, 1}).as_constant();

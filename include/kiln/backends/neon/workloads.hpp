@@ -20,3 +20,4 @@
 #include "kiln/backends/neon/ops/split.hpp"
 #include "kiln/backends/neon/ops/strided_slice.hpp"
 #include "kiln/backends/neon/ops/transpose.hpp"
+#include "kiln/backends/neon/ops/transpose_convolution2d.hpp"
