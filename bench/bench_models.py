@@ -65,6 +65,7 @@ def main():
 
     rows = []
     ratios = {}
+    failures = 0
     print(f"{'model':<22} {'threads':>7} {'kiln ms':>9} {'ORT ms':>9} {'ratio':>6}   "
           f"{'kiln load':>9} {'ORT load':>9} {'ratio':>6}   {'kiln MiB':>8} {'ORT MiB':>8} {'ratio':>6}")
     for name in names:
@@ -74,10 +75,15 @@ def main():
                         "--iterations", runs[0], "--warmup", runs[1]]
             ort_cmd = [args.ort_python, ort_bench, model, str(t)] + runs
             kiln, ort = [], []
-            for r in range(args.rounds):
-                order = [(kiln_cmd, kiln), (ort_cmd, ort)]
-                for command, results in (order if r % 2 == 0 else order[::-1]):
-                    results.append(measure(command))
+            try:
+                for r in range(args.rounds):
+                    order = [(kiln_cmd, kiln), (ort_cmd, ort)]
+                    for command, results in (order if r % 2 == 0 else order[::-1]):
+                        results.append(measure(command))
+            except RuntimeError as failure:
+                print(f"{name:<22} {t:>7} skipped: {failure}", flush=True)
+                failures += 1
+                continue
             k = {key: statistics.median(f[key] for f in kiln) for key in kiln[0]}
             o = {key: statistics.median(f[key] for f in ort) for key in ort[0]}
             thread_words = f"{t} thread" + ("s" if t > 1 else "")
@@ -101,7 +107,7 @@ def main():
         for row in rows:
             csv.write("%s,%s,%g,%s,%g,%s,%g\n" % row)
     print(f"wrote {args.csv}")
-    return 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

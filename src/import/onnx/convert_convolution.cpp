@@ -15,7 +15,7 @@ Expected<OutputSlot> permuted_weights(Importer& im, Value& w, std::vector<std::i
   if (w.constant) {
     std::vector<std::int64_t> out_dims;
     for (std::size_t d : perm) out_dims.push_back(dims4[d]);
-    ConstValue permuted = w.constant->gathered(out_dims, transpose_order(dims4, perm));
+    ConstValue permuted = w.constant->transposed(dims4, perm, out_dims);
     return im.add_constant(permuted, w.type, "weights");
   }
   KILN_ONNX_TRY(slot, im.plain(w));

@@ -9,9 +9,8 @@ namespace {
 // Constant B [K, N] (or [N, K] when already transposed) as FullyConnected weights [N, K], times `scale`.
 OutputSlot dense_weights(Importer& im, const Value& b, bool transposed, float scale) {
   const ConstValue& value = *b.constant;
-  ConstValue weights = transposed ? value
-                                  : value.gathered({value.dims[1], value.dims[0]},
-                                                   transpose_order(value.dims, std::vector<std::size_t>{1, 0}));
+  ConstValue weights =
+      transposed ? value : value.transposed(value.dims, std::vector<std::size_t>{1, 0}, {value.dims[1], value.dims[0]});
   if (scale != 1.0f) {
     if (!weights.is_float) {
       for (std::int64_t v : weights.ints) weights.floats.push_back(static_cast<float>(v));

@@ -168,7 +168,7 @@ Status transpose(Importer& im) {
   std::vector<std::int64_t> dims;
   for (std::size_t d : perm) dims.push_back(x->dims[d]);
   if (x->constant) {
-    im.define_constant(0, x->constant->gathered(dims, transpose_order(x->dims, perm)), x->type);
+    im.define_constant(0, x->constant->transposed(x->dims, perm, dims), x->type);
     return Status::ok();
   }
   // From a channels-last tensor, one transpose composes both; to NCHW -> NHWC it is no layer at all.

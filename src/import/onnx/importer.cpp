@@ -22,25 +22,6 @@ std::vector<std::size_t> strides_of(std::span<const std::int64_t> dims) {
   return strides;
 }
 
-std::vector<std::size_t> transpose_order(std::span<const std::int64_t> dims, std::span<const std::size_t> perm) {
-  const auto in_strides = strides_of(dims);
-  std::vector<std::int64_t> out_dims(perm.size());
-  for (std::size_t d = 0; d < perm.size(); ++d) out_dims[d] = dims[perm[d]];
-  const std::size_t count = element_count(out_dims);
-  std::vector<std::size_t> order(count);
-  std::vector<std::int64_t> index(perm.size(), 0);
-  for (std::size_t j = 0; j < count; ++j) {
-    std::size_t source = 0;
-    for (std::size_t d = 0; d < perm.size(); ++d) source += static_cast<std::size_t>(index[d]) * in_strides[perm[d]];
-    order[j] = source;
-    for (std::size_t d = perm.size(); d-- > 0;) {
-      if (++index[d] < out_dims[d]) break;
-      index[d] = 0;
-    }
-  }
-  return order;
-}
-
 std::vector<std::size_t> to_channels_last(std::size_t rank) {
   std::vector<std::size_t> perm(rank);
   std::iota(perm.begin(), perm.end(), std::size_t{0});
@@ -69,6 +50,43 @@ ConstValue ConstValue::gathered(std::vector<std::int64_t> new_dims, std::span<co
     out.ints.reserve(source.size());
     for (std::size_t s : source) out.ints.push_back(ints[s]);
   }
+  return out;
+}
+
+namespace {
+template <class T>
+std::vector<T> transpose_values(const std::vector<T>& values, std::span<const std::int64_t> dims,
+                                std::span<const std::size_t> perm) {
+  const auto in_strides = strides_of(dims);
+  std::vector<std::int64_t> out_dims(perm.size());
+  std::vector<std::size_t> strides(perm.size());  // the source stride of each output dimension
+  for (std::size_t d = 0; d < perm.size(); ++d) {
+    out_dims[d] = dims[perm[d]];
+    strides[d] = in_strides[perm[d]];
+  }
+  std::vector<T> out(values.size());
+  std::vector<std::int64_t> index(perm.size(), 0);
+  std::size_t source = 0;
+  for (T& value : out) {
+    value = values[source];
+    for (std::size_t d = perm.size(); d-- > 0;) {  // next index, odometer-wise, moving `source` along
+      source += strides[d];
+      if (++index[d] < out_dims[d]) break;
+      source -= static_cast<std::size_t>(out_dims[d]) * strides[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+ConstValue ConstValue::transposed(std::span<const std::int64_t> dims, std::span<const std::size_t> perm,
+                                  std::vector<std::int64_t> new_dims) const {
+  ConstValue out{std::move(new_dims), is_float, is_bool, {}, {}};
+  if (is_float)
+    out.floats = transpose_values(floats, dims, perm);
+  else
+    out.ints = transpose_values(ints, dims, perm);
   return out;
 }
 
@@ -219,7 +237,7 @@ Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t r
         if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
           return error("constant value ", v, " does not fit kiln's 32-bit integers");
     if (layout == Layout::ChannelsLast)
-      expanded = expanded.gathered(layout_dims(dims, layout), transpose_order(dims, to_channels_last(rank)));
+      expanded = expanded.transposed(dims, to_channels_last(rank), layout_dims(dims, layout));
     const OutputSlot slot =
         add_constant(expanded, value.type, layout == Layout::ChannelsLast ? "constant_nhwc" : "constant");
     if (rank == own_rank) (layout == Layout::Plain ? value.plain : value.channels_last) = slot;

@@ -32,6 +32,11 @@ struct ConstValue {
   float float_at(std::size_t i) const { return is_float ? floats[i] : static_cast<float>(ints[i]); }
   /// A constant with the same element kind whose element j is this one's element `source[j]`.
   ConstValue gathered(std::vector<std::int64_t> new_dims, std::span<const std::size_t> source) const;
+  /// This constant seen as `dims` (the same element count), transposed by `perm`, with the
+  /// resulting dims replaced by `new_dims` (the same count again). Copies each element once,
+  /// with no table of indices: weights are the bulk of a model's load.
+  ConstValue transposed(std::span<const std::int64_t> dims, std::span<const std::size_t> perm,
+                        std::vector<std::int64_t> new_dims) const;
 };
 
 std::uint64_t element_count(std::span<const std::int64_t> dims);
@@ -39,8 +44,6 @@ std::uint64_t element_count(std::span<const std::int64_t> dims);
 inline constexpr std::uint64_t max_folded_elements = std::uint64_t{1} << 26;
 /// Row-major strides of `dims`.
 std::vector<std::size_t> strides_of(std::span<const std::int64_t> dims);
-/// The element order of a transpose of `dims` by `perm` (output element j reads input element [j]).
-std::vector<std::size_t> transpose_order(std::span<const std::int64_t> dims, std::span<const std::size_t> perm);
 
 /// Channels-last is kiln's layout for convolutions, pooling, batch norm and resize: ONNX's
 /// [N, C, D1, ..., Dk] held as [N, D1, ..., Dk, C].

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <limits>
 
 #include "importer.hpp"
@@ -99,9 +98,14 @@ bool is_float_type(std::int32_t type) {
 }  // namespace
 
 Expected<std::vector<char>> read_whole_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return Status::error(ErrorCode::NotFound, "cannot open '", path, "'");
-  return std::vector<char>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::streamoff size = file.tellg();
+  if (size < 0) return Status::error(ErrorCode::InvalidArgument, "cannot tell the size of '", path, "'");
+  std::vector<char> chars(static_cast<std::size_t>(size));
+  file.seekg(0);
+  if (!file.read(chars.data(), size)) return Status::error(ErrorCode::InvalidArgument, "cannot read '", path, "'");
+  return chars;
 }
 
 std::string_view onnx_type_name(std::int32_t type) {
@@ -146,6 +150,11 @@ Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor) {
     if (raw.size() != count * element_size)
       return fail("raw data has ", raw.size(), " bytes; ", count, " elements of ", onnx_type_name(type), " need ",
                   count * element_size);
+    if (type == ::onnx::TensorProto::FLOAT) {  // nearly every weight: one copy, not a call per element
+      out.floats.resize(count);
+      std::memcpy(out.floats.data(), raw.data(), raw.size());
+      return out;
+    }
     for (std::size_t i = 0; i < count; ++i) append_raw(out, type, raw.data() + i * element_size);
     return out;
   }
