@@ -3,7 +3,7 @@
 """kiln's NeonBackend against ONNX Runtime on whole models exported from PyTorch, side by side.
 
     /usr/bin/python3 tools/export_models.py bench /tmp/kiln_bench
-    python3 -m venv /opt/kiln-bench-venv && /opt/kiln-bench-venv/bin/pip install onnxruntime numpy
+    /usr/bin/python3 -m venv /opt/kiln-bench-venv && /opt/kiln-bench-venv/bin/pip install onnxruntime numpy
     /usr/bin/python3 bench/bench_models.py --kiln build/tools/kiln/kiln --models /tmp/kiln_bench \\
         --ort-python /opt/kiln-bench-venv/bin/python [--threads 1,2] [--rounds 3] [--csv bench_models.csv]
 
