@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
   // Backend under test first, the reference backend behind it for layers it does not take.
   std::vector<std::pair<std::string_view, std::vector<std::string_view>>> backends;
   for (const auto& b : kiln::tool::compiled_backends())
-    if (b.available)
+    if (kiln::tool::backend_available(b.id))
       backends.push_back({b.name, b.id == kiln::RefBackend::id
                                       ? std::vector<std::string_view>{b.id}
                                       : std::vector<std::string_view>{b.id, kiln::RefBackend::id}});
