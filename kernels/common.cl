@@ -13,6 +13,7 @@
 #define KILN_HARD_SIGMOID 6
 #define KILN_HARD_SWISH 7
 #define KILN_GELU 8
+#define KILN_SILU 9
 
 // The activation `function` with parameters a and b, as RefBackend defines it.
 inline float kiln_activate(float x, int function, float a, float b) {
@@ -28,6 +29,7 @@ inline float kiln_activate(float x, int function, float a, float b) {
     case KILN_GELU:
       if (a != 0.0f) return 0.5f * x * (1.0f + tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
       return 0.5f * x * (1.0f + erf(x * 0.7071067811865476f));
+    case KILN_SILU: return x / (1.0f + exp(-x));
     default: return x;
   }
 }

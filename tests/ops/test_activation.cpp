@@ -16,6 +16,10 @@ TEST_CASE("Activation: hand-computed values", "[ops][activation]") {
   // hardswish(-1) = -1 * 2 / 6; hardswish(2) = 2 * 5 / 6.
   check_op<ops::Activation>({F::HardSwish}, {x}, {TestTensor::f32({1, 5}, {0, -1.0f / 3, 0, 5.0f / 3, 8})});
   check_op<ops::Activation>({F::Sigmoid}, {TestTensor::f32({1}, {0})}, {TestTensor::f32({1}, {0.5f})});
+  // silu(x) = x / (1 + e^-x): e^4 = 54.59815, e^1 = 2.7182817, e^-2 = 0.13533528, e^-8 = 3.3546263e-4.
+  check_op<ops::Activation>(
+      {F::SiLU}, {x}, {TestTensor::f32({1, 5}, {-4 / 55.59815f, -1 / 3.7182817f, 0, 2 / 1.13533528f, 8 / 1.00033546f})},
+      1e-6, 1e-7);
 }
 
 TEMPLATE_LIST_TEST_CASE("Activation matches PyTorch", "[ops][activation]", tested_backends) {
@@ -38,7 +42,8 @@ TEMPLATE_LIST_TEST_CASE("Activation matches RefBackend on every vector tail", "[
   using F = ops::ActivationFunction;
   const ops::Activation::Params functions[] = {
       {F::ReLU}, ops::Activation::relu6(),     {F::LeakyReLU, 0.1f}, {F::ELU, 1.5f}, {F::Sigmoid},
-      {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f}, {F::HardSwish},       {F::GELU},      {F::GELU, 1.0f}};
+      {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f}, {F::HardSwish},       {F::GELU},      {F::GELU, 1.0f},
+      {F::SiLU}};
   for (std::uint32_t n : {1u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 33u, 40000u})
     for (const auto& p : functions) {
       INFO("function " << static_cast<int>(p.function) << ", " << n << " elements");

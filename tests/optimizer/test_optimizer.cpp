@@ -253,6 +253,74 @@ TEST_CASE("A convolution whose output has another reader is neither folded nor f
   CHECK(run_conv_bn_relu6(*optimized) == std::vector<float>{0, 0.5f, 6});
 }
 
+namespace {
+/// x [1, 1, 3, 1] -> conv 1x1 (2x + 1) -> c * HardSigmoid(c) -> y; Sigmoid(u) * u -> v; and, when
+/// `gate_also_output`, the HardSigmoid as a third output (then it must stay).
+Network gated(bool gate_also_output) {
+  Network net;
+  auto x = net.add_input(0, {{1, 1, 3, 1}}, "x");
+  auto u = net.add_input(1, {{3}}, "u");
+  auto w = net.add_constant<float>({{1, 1, 1, 1}}, std::vector<float>{2}, "w");
+  auto b = net.add_constant<float>({{1}}, std::vector<float>{1}, "b");
+  auto c = net.add<ops::Convolution2d>({}, {x, w, b}, "conv");
+  auto hard_sigmoid = net.add<ops::Activation>({ops::ActivationFunction::HardSigmoid, 1.0f / 6, 0.5f}, {c}, "gate");
+  const ops::ElementwiseBinary::Params mul{ops::BinaryOperation::Mul};
+  net.add_output(0, net.add<ops::ElementwiseBinary>(mul, {c, hard_sigmoid}, "hard_swish"), "y");
+  auto sigmoid = net.add<ops::Activation>({ops::ActivationFunction::Sigmoid}, {u}, "sigmoid");
+  net.add_output(1, net.add<ops::ElementwiseBinary>(mul, {sigmoid, u}, "silu"), "v");
+  if (gate_also_output) net.add_output(2, hard_sigmoid, "gate_out");
+  return net;
+}
+
+std::vector<float> run_gated(const optimized_network_t<RefBackend>& optimized) {
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(optimized);
+  REQUIRE(id);
+  std::vector<float> x{-3, 0, 1}, u{0, 1, -2}, y(3), v(3), gate(3);
+  const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), x.data()}},
+                                         {1, {*runtime.input_info(*id, 1), u.data()}}};
+  std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), y.data()}},
+                                     {1, {*runtime.output_info(*id, 1), v.data()}}};
+  if (auto info = runtime.output_info(*id, 2)) outputs.push_back({2, {*info, gate.data()}});
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  y.insert(y.end(), v.begin(), v.end());
+  return y;
+}
+}  // namespace
+
+TEST_CASE("x * HardSigmoid(x) becomes HardSwish, which fuses into the convolution; x * Sigmoid(x) becomes SiLU",
+          "[optimizer][passes]") {
+  // c = 2x + 1 = {-5, 1, 3}; hardswish(c) = c * clamp(c / 6 + 1/2, 0, 1) = {0, 2/3, 3};
+  // silu(u) = u / (1 + e^-u) = {0, 1 / 1.3678794, -2 / 8.3890561}.
+  const std::vector<float> expected{0, 2.0f / 3, 3, 0, 1 / 1.3678794f, -2 / 8.3890561f};
+  auto fused = optimize<RefBackend>(gated(false));
+  REQUIRE(fused);
+  const std::string text = fused->to_string();
+  CHECK_THAT(text, Catch::Contains("conv (Convolution2d + HardSwish)"));
+  CHECK_THAT(text, Catch::Contains("silu (Activation)"));
+  CHECK_THAT(text, !Catch::Contains("gate (Activation)") && !Catch::Contains("(ElementwiseBinary)") &&
+                       !Catch::Contains("sigmoid (Activation)"));
+  const auto out = run_gated(*fused);
+  REQUIRE(out.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) CHECK(out[i] == Approx(expected[i]).epsilon(1e-6).margin(1e-7));
+
+  auto unfused = optimize<RefBackend>(gated(false), {.fuse_gated_activations = false});
+  REQUIRE(unfused);
+  CHECK_THAT(unfused->to_string(), Catch::Contains("hard_swish (ElementwiseBinary)"));
+  const auto unfused_out = run_gated(*unfused);
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    CHECK(unfused_out[i] == Approx(expected[i]).epsilon(1e-6).margin(1e-7));
+}
+
+TEST_CASE("A gate that another layer reads, or that is not x / 6 + 1/2, stays a gate", "[optimizer][passes]") {
+  auto optimized = optimize<RefBackend>(gated(true));
+  REQUIRE(optimized);
+  CHECK_THAT(optimized->to_string(),
+             Catch::Contains("hard_swish (ElementwiseBinary)") && Catch::Contains("gate (Activation)"));
+  CHECK(passes::gated_activation({ops::ActivationFunction::HardSigmoid, 0.2f, 0.5f}) == std::nullopt);
+  CHECK(passes::gated_activation({ops::ActivationFunction::Tanh}) == std::nullopt);
+}
+
 TEST_CASE("A workload a backend inherits goes to the backend that wrote it when the Runtime has that one",
           "[optimizer]") {
   auto optimized = optimize<PickyBackend, RefBackend>(small_network());

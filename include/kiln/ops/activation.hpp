@@ -20,11 +20,12 @@ enum class ActivationFunction : std::uint8_t {
   HardSigmoid,  ///< max(0, min(1, a * x + b)) (ONNX HardSigmoid; PyTorch's is a = 1/6, b = 0.5)
   HardSwish,    ///< x * max(0, min(6, x + 3)) / 6
   GELU,         ///< x * Phi(x) with the exact erf; the tanh approximation when a != 0
+  SiLU,         ///< x * sigmoid(x) = x / (1 + exp(-x)) ("swish"; PyTorch exports it as x * Sigmoid(x))
 };
 
 constexpr std::string_view to_string(ActivationFunction f) noexcept {
-  constexpr std::string_view names[] = {"ReLU", "BoundedReLU", "LeakyReLU", "ELU", "Sigmoid",
-                                        "Tanh", "HardSigmoid", "HardSwish", "GELU"};
+  constexpr std::string_view names[] = {"ReLU", "BoundedReLU", "LeakyReLU", "ELU",  "Sigmoid",
+                                        "Tanh", "HardSigmoid", "HardSwish", "GELU", "SiLU"};
   return names[static_cast<std::size_t>(f)];
 }
 

@@ -8,6 +8,7 @@
 #include "kiln/optimizer/assign_backends.hpp"
 #include "kiln/optimizer/passes/fold_batch_norm.hpp"
 #include "kiln/optimizer/passes/fuse_activations.hpp"
+#include "kiln/optimizer/passes/fuse_gated_activations.hpp"
 
 namespace kiln {
 
@@ -18,6 +19,8 @@ struct OptimizerOptions {
   std::vector<std::string_view> backend_preferences;
   /// Fold a BatchNormalization that follows a convolution into its weights and bias.
   bool fold_batch_norms = true;
+  /// Replace x * HardSigmoid(x) by HardSwish(x) and x * Sigmoid(x) by SiLU(x) (Float32).
+  bool fuse_gated_activations = true;
   /// Fuse an Activation into the convolution, dense or elementwise layer before it.
   bool fuse_activations = true;
 };

@@ -71,6 +71,7 @@ decltype(auto) visit_activation(const ops::Activation::Params& p, F&& f) {
     case A::Tanh: return f([=](Vec x) { return xsimd::tanh(x); });
     case A::HardSigmoid: return f([=](Vec x) { return xsimd::max(zero, xsimd::min(one, a * x + b)); });
     case A::HardSwish: return f([=](Vec x) { return x * xsimd::max(zero, xsimd::min(six, x + three)) / six; });
+    case A::SiLU: return f([=](Vec x) { return x / (one + xsimd::exp(-x)); });
     case A::GELU:
       if (p.a != 0.0f) {
         const Vec k(std::sqrt(2.0f / std::numbers::pi_v<float>)), c(0.044715f);

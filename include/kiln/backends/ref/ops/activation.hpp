@@ -25,6 +25,7 @@ struct Workload<ops::Activation, RefBackend, DataType::Float32> : ref::Float32Ke
       case F::Tanh: return std::tanh(x);
       case F::HardSigmoid: return std::max(0.0f, std::min(1.0f, p.a * x + p.b));
       case F::HardSwish: return x * std::max(0.0f, std::min(6.0f, x + 3.0f)) / 6.0f;
+      case F::SiLU: return x / (1.0f + std::exp(-x));
       case F::GELU:
         if (p.a != 0.0f) {
           const float inner = std::sqrt(2.0f / std::numbers::pi_v<float>) * (x + 0.044715f * x * x * x);
