@@ -312,6 +312,17 @@ TEST_CASE("x * HardSigmoid(x) becomes HardSwish, which fuses into the convolutio
     CHECK(unfused_out[i] == Approx(expected[i]).epsilon(1e-6).margin(1e-7));
 }
 
+TEST_CASE("SiLU stays a layer of its own after a convolution", "[optimizer][passes]") {
+  Network net;
+  auto x = net.add_input(0, {{1, 1, 2, 1}}, "x");
+  auto w = net.add_constant<float>({{1, 1, 1, 1}}, std::vector<float>{1}, "w");
+  auto conv = net.add<ops::Convolution2d>({}, {x, w}, "conv");
+  net.add_output(0, net.add<ops::Activation>({ops::ActivationFunction::SiLU}, {conv}, "silu"), "y");
+  auto optimized = optimize<RefBackend>(std::move(net));
+  REQUIRE(optimized);
+  CHECK_THAT(optimized->to_string(), Catch::Contains("conv (Convolution2d) ") && Catch::Contains("silu (Activation)"));
+}
+
 TEST_CASE("A gate that another layer reads, or that is not x / 6 + 1/2, stays a gate", "[optimizer][passes]") {
   auto optimized = optimize<RefBackend>(gated(true));
   REQUIRE(optimized);
