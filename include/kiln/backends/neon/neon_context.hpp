@@ -21,9 +21,10 @@ struct Options {
   /// 1 spawns nothing. Results are bit-identical for every thread count.
   unsigned threads = 0;
   /// Layers with less work than this (multiply-adds, or elements) run on the calling thread: about
-  /// 100 us of work on one core, since waking the workers costs tens of microseconds. 0 splits
-  /// every layer that can be split.
-  std::size_t min_parallel_work = std::size_t{1} << 21;
+  /// 10 us of work on one core. Workers spin between a network's layers, so handing them work costs
+  /// about a microsecond; 2^21 (100 us) kept most layers of MobileNet-v3-small, MnasNet and RegNet
+  /// on one thread (docs/benchmarks.md, issue 15). 0 splits every layer that can be split.
+  std::size_t min_parallel_work = std::size_t{1} << 18;
 };
 
 /// NeonBackend's per-runtime state: the thread pool, started on first use.
