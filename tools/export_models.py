@@ -54,19 +54,21 @@ class KeywordSpotting(nn.Module):
 
 
 class UNet(nn.Module):
-    """Two levels down, two up: skip connections by Concat, one transposed convolution, one bilinear upsample."""
+    """Two levels down, two up: skip connections by Concat, one transposed convolution, one bilinear
+    upsample; `width` channels at the top level, twice that below, four times at the bottom."""
 
-    def __init__(self):
+    def __init__(self, width=8):
         super().__init__()
 
         def block(i, o):
             return nn.Sequential(nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.LeakyReLU(0.1),
                                  nn.Conv2d(o, o, 3, padding=1), nn.ReLU())
-        self.down1, self.down2, self.bottom = block(3, 8), block(8, 16), block(16, 32)
-        self.up2 = nn.ConvTranspose2d(32, 16, 2, stride=2)
-        self.dec2 = block(32, 16)
-        self.dec1 = block(16 + 8, 8)
-        self.head = nn.Conv2d(8, 2, 1)
+        w = width
+        self.down1, self.down2, self.bottom = block(3, w), block(w, 2 * w), block(2 * w, 4 * w)
+        self.up2 = nn.ConvTranspose2d(4 * w, 2 * w, 2, stride=2)
+        self.dec2 = block(4 * w, 2 * w)
+        self.dec1 = block(2 * w + w, w)
+        self.head = nn.Conv2d(w, 2, 1)
 
     def forward(self, x):
         d1 = self.down1(x)
@@ -107,22 +109,6 @@ class DsCnn(nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(self.features(x), 1), 1))
 
 
-class UNetWide(UNet):
-    """UNet's shape at segmentation widths (32-64-128 channels) for 128x128 images."""
-
-    def __init__(self):
-        nn.Module.__init__(self)
-
-        def block(i, o):
-            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.LeakyReLU(0.1),
-                                 nn.Conv2d(o, o, 3, padding=1), nn.ReLU())
-        self.down1, self.down2, self.bottom = block(3, 32), block(32, 64), block(64, 128)
-        self.up2 = nn.ConvTranspose2d(128, 64, 2, stride=2)
-        self.dec2 = block(128, 64)
-        self.dec1 = block(64 + 32, 32)
-        self.head = nn.Conv2d(32, 2, 1)
-
-
 def small_models():
     import torchvision
     mobilenet = torchvision.models.MobileNetV2(width_mult=0.25, num_classes=10)
@@ -161,7 +147,7 @@ def bench_models():
             ("efficientnet_b0", m.efficientnet_b0(), image, 13),
             ("regnet_x_400mf", m.regnet_x_400mf(), image, 13),
             ("mnasnet1_0", m.mnasnet1_0(), image, 13),
-            ("unet", UNetWide(), (1, 3, 128, 128), 17)]
+            ("unet", UNet(width=32), (1, 3, 128, 128), 17)]  # at segmentation widths
 
 
 def randomize_statistics(model, generator):
