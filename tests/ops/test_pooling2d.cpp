@@ -48,7 +48,7 @@ TEMPLATE_LIST_TEST_CASE("Pooling2d matches RefBackend with padding, strides and 
                         accelerated_backends) {
   using K = ops::PoolingKind;
   for (K kind : {K::Max, K::Average})
-    for (std::uint32_t c : {1u, 5u, 16u, 17u, 33u}) {
+    for (std::uint32_t c : {1u, 5u, 16u, 17u, 24u, 33u}) {
       INFO("kind " << static_cast<int>(kind) << ", " << c << " channels");
       auto x = random_f32({2, 9, 11, c}, c);
       check_against_ref<ops::Pooling2d, TestType>(

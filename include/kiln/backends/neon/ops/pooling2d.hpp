@@ -49,12 +49,15 @@ struct Kernel<ops::Pooling2d, DataType::Float32> : Float32Kernel<ops::Pooling2d>
                 store(y + c, acc / Vec(static_cast<float>(divisor)));
               }
             };
+            auto full = [](const float* q) { return Vec::load_unaligned(q); };
+            auto store_full = [](float* q, Vec v) { v.store_unaligned(q); };
             std::ptrdiff_t c = 0;
-            for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes)
-              window(
-                  c, [](const float* q) { return Vec::load_unaligned(q); },
-                  [](float* q, Vec v) { v.store_unaligned(q); });
-            if (c < channels) {
+            for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes) window(c, full, store_full);
+            // The last channels: one more whole vector ending at the last channel, which computes a
+            // few channels again (to the same values), since a partial vector's copies cost more.
+            if (c < channels && channels >= std::ptrdiff_t{lanes}) {
+              window(channels - std::ptrdiff_t{lanes}, full, store_full);
+            } else if (c < channels) {
               const std::size_t rest = channels - c;
               window(
                   c, [rest](const float* q) { return load_tail(q, rest); },
