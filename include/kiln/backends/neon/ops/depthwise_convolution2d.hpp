@@ -76,7 +76,12 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
           std::ptrdiff_t c = 0;
           for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes)
             channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, lanes);
-          if (c < channels)
+          // The last channels as one whole vector ending at the last channel: it computes a few
+          // channels again, to the same values, where a partial vector would copy every load.
+          if (c < channels && channels >= std::ptrdiff_t{lanes})
+            channel_block<K, Stride, false>(x, y, xs, ys, channels - std::ptrdiff_t{lanes}, y0, ky0, ky1, ox_begin,
+                                            ox_end, lanes);
+          else if (c < channels)
             channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, channels - c);
           apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
         },
