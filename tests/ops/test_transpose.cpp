@@ -44,6 +44,10 @@ TEMPLATE_LIST_TEST_CASE("Transpose matches RefBackend on odd shapes, moved and k
       {{2, 1, 3, 1, 5}, {4, 3, 2, 1, 0}},  // size-1 axes dropped
       {{4, 200, 3}, {2, 0, 1}},
       {{1}, {0}},
+      {{2, 3, 13, 11}, {0, 2, 3, 1}},  // RGB NCHW -> NHWC: rows of 3 gathered whole
+      {{5, 7, 2, 9}, {0, 1, 3, 2}},    // a channel shuffle of 2 groups: rows of 2
+      {{1, 4, 6, 5}, {0, 2, 3, 1}},    // rows of 4
+      {{3, 5, 17}, {0, 2, 1}},         // rows of 5: tiles again
   };
   for (const auto& [shape, perm] : cases) {
     INFO("shape " << shape.to_string());
@@ -55,4 +59,27 @@ TEMPLATE_LIST_TEST_CASE("Transpose moves Signed32 data on every backend", "[ops]
   std::vector<std::int32_t> values(3 * 5 * 7);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int32_t>(i * 7919 % 1000) - 500;
   check_against_ref<ops::Transpose, TestType>({{2, 0, 1}}, {TestTensor::i32({3, 5, 7}, values)}, 0, 0);
+}
+
+TEMPLATE_LIST_TEST_CASE("Transpose moves 1- and 2-byte data on every backend", "[ops][transpose]",
+                        accelerated_backends) {
+  const std::vector<std::pair<TensorShape, std::vector<std::uint32_t>>> cases = {
+      {{2, 3, 13, 11}, {0, 2, 3, 1}}, {{5, 7, 2, 9}, {0, 1, 3, 2}}, {{1, 7, 9, 17}, {0, 3, 1, 2}}};
+  for (DataType type : {DataType::QAsymmU8, DataType::Float16}) {
+    for (const auto& [shape, perm] : cases) {
+      INFO("type " << to_string(type) << ", shape " << shape.to_string());
+      std::vector<std::byte> values(shape.num_elements() * size_of(type));
+      for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::byte>(i * 131 % 251);
+      const QuantizationInfo quantization = is_quantized(type) ? QuantizationInfo{{0.5f}, 3, {}} : QuantizationInfo{};
+      const auto input = TestTensor::make(TensorInfo{shape, type, quantization}, values.data(), values.size());
+      auto expected = run_op<ops::Transpose, RefBackend>({perm}, {input});
+      std::string_view owner;
+      auto actual = run_op<ops::Transpose, TestType>({perm}, {input}, 1, &owner);
+      if (!expected) FAIL(expected.status().message());
+      if (!actual) FAIL(actual.status().message());
+      CHECK(owner == TestType::id);
+      const bool same_bytes = (*actual)[0].bytes == (*expected)[0].bytes;
+      CHECK(same_bytes);
+    }
+  }
 }
