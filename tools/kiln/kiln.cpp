@@ -31,9 +31,10 @@ commands:
         (pass: |kiln - expected| <= atol + rtol * |expected|; defaults 1e-3 and 1e-4)
   bench MODEL [--iterations N] [--warmup N]
         load time and latency (min, median, p90)
-  inspect MODEL [--profile FILE]
+  inspect MODEL [--profile FILE [--iterations N]]
         the optimized network (layer -> backend, shapes) and its memory plan; --profile writes a
-        Chrome trace (chrome://tracing, Perfetto) of one inference
+        Chrome trace (chrome://tracing, Perfetto) of N inferences (default 1; the first one is cold:
+        its first touches of the arena and the caches count)
   eval MODEL IMAGES.npy [--labels LABELS.npy] [--reference LOGITS.npy]
         a classifier over a batch of examples (one inference per example), on each backend of
         --backend in turn (default: every available one): accuracy, agreement with the reference
@@ -250,14 +251,20 @@ int inspect_command(const Arguments& args) {
                 static_cast<unsigned long long>(memory.device_arena_bytes),
                 static_cast<unsigned long long>(memory.device_lower_bound_bytes));
   if (profile_file) {
+    const auto iterations = number(args, "iterations", 1);
+    if (!iterations) return fail(iterations.status());
+    if (*iterations < 1) return fail("--iterations must be 1 or more");
     const auto inputs = (*session)->random_inputs();
     auto outputs = (*session)->make_outputs();
-    if (auto status = (*session)->run(inputs, outputs); !status) return fail(status);
+    const auto runs = static_cast<long long>(*iterations);
+    for (long long i = 0; i < runs; ++i)
+      if (auto status = (*session)->run(inputs, outputs); !status) return fail(status);
     const auto profile = (*session)->runtime().profile((*session)->id());
     if (!profile) return fail(profile.status());
     std::ofstream file(*profile_file);
     if (!(file << profile->to_chrome_trace())) return fail(kiln::detail::str_cat("cannot write '", *profile_file, "'"));
-    std::printf("\nprofile of one inference written to %s\n%s", profile_file->c_str(), profile->to_table().c_str());
+    std::printf("\nprofile of %lld inferences written to %s\n%s", runs, profile_file->c_str(),
+                profile->to_table().c_str());
   }
   return 0;
 }
