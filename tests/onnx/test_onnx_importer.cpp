@@ -184,6 +184,12 @@ TEST_CASE("ONNX shape arithmetic is folded at import", "[onnx]") {
   CHECK(run(*model, x) == x);
 }
 
+std::size_t count_transposes(const Network& network) {
+  std::size_t transposes = 0;
+  for (LayerId id : network.execution_order()) transposes += network.layer(id).is<ops::Transpose>() ? 1 : 0;
+  return transposes;
+}
+
 TEST_CASE("ONNX Transpose after a convolution: NCHW to NHWC is kiln's own layout, no layer", "[onnx]") {
   ModelBuilder m;
   m.input("x", {1, 2, 1, 2}).initializer("w", {2, 2, 1, 1}, {1, 0, 0, 1});
@@ -196,10 +202,40 @@ TEST_CASE("ONNX Transpose after a convolution: NCHW to NHWC is kiln's own layout
   CHECK(model->outputs[0].info.shape == TensorShape{1, 1, 2, 2});
   // Input channel 0 = [1, 2], channel 1 = [3, 4]; NHWC interleaves them.
   CHECK(run(*model, {1, 2, 3, 4}) == std::vector<float>{1, 3, 2, 4});
-  std::size_t transposes = 0;
-  for (LayerId id : model->network.execution_order())
-    transposes += model->network.layer(id).is<ops::Transpose>() ? 1 : 0;
-  CHECK(transposes == 1);  // only the input's NCHW -> NHWC
+  CHECK(count_transposes(model->network) == 1);  // only the input's NCHW -> NHWC
+}
+
+TEST_CASE("ONNX channel shuffle between convolutions stays channels-last: one transpose", "[onnx]") {
+  // ShuffleNet's shuffle: Reshape [N, g, C/g, H, W] -> Transpose(0, 2, 1, 3, 4) -> Reshape [N, C, H, W].
+  ModelBuilder m;
+  std::vector<float> identity(16, 0.0f);
+  for (int c = 0; c < 4; ++c) identity[static_cast<std::size_t>(c * 5)] = 1.0f;
+  m.input("x", {1, 4, 1, 2}).initializer("w", {4, 4, 1, 1}, identity);
+  m.int_initializer("split_shape", {1, 2, 2, 1, 2}).int_initializer("merged_shape", {1, 4, 1, 2});
+  m.node("Conv", {"x", "w"}, {"c"});
+  m.node("Reshape", {"c", "split_shape"}, {"groups"});
+  set_ints(m.node("Transpose", {"groups"}, {"swapped"}), "perm", {0, 2, 1, 3, 4});
+  m.node("Reshape", {"swapped", "merged_shape"}, {"shuffled"});
+  m.node("Conv", {"shuffled", "w"}, {"y"});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  // Channel k holds 10k + pixel; groups (0, 1) and (2, 3) interleave to channels 0, 2, 1, 3.
+  CHECK(run(*model, {0, 1, 10, 11, 20, 21, 30, 31}) == std::vector<float>{0, 1, 20, 21, 10, 11, 30, 31});
+  CHECK(count_transposes(model->network) == 3);  // the input's, the shuffle's, the output's
+}
+
+TEST_CASE("ONNX ReduceMean over H and W without keepdims reads channels-last directly", "[onnx]") {
+  ModelBuilder m(18);
+  m.input("x", {1, 2, 2, 2}).initializer("w", {2, 2, 1, 1}, {1, 0, 0, 1}).int_initializer("axes", {2, 3});
+  m.node("Conv", {"x", "w"}, {"c"});
+  set_int(m.node("ReduceMean", {"c", "axes"}, {"y"}), "keepdims", 0);
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(model->outputs[0].info.shape == TensorShape{1, 2});
+  CHECK(run(*model, {1, 2, 3, 6, 10, 20, 30, 40}) == std::vector<float>{3, 25});
+  CHECK(count_transposes(model->network) == 1);  // only the input's NCHW -> NHWC
 }
 
 TEST_CASE("ONNX Softmax before opset 13 normalises the flattened trailing axes", "[onnx]") {

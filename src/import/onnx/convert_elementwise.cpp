@@ -165,7 +165,7 @@ Expected<Value> legacy_broadcast(Importer& im, const Value& a, Value& b) {
   }
   KILN_ONNX_TRY(slot, im.plain(b));
   KILN_ONNX_TRY(reshaped, im.add<ops::Reshape>({dims}, {slot}, "legacy_broadcast"));
-  aligned.plain = reshaped;
+  aligned.held.push_back({reshaped, layout_order(Layout::Plain, dims.size())});
   return aligned;
 }
 

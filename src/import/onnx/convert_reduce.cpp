@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX ReduceMean, ReduceSum, ReduceMax and ReduceMin.
+#include <algorithm>
+
 #include "importer.hpp"
 
 namespace kiln::onnx::detail {
@@ -25,16 +27,32 @@ Status reduce(Importer& im) {
     im.define(0, same, layout);
     return Status::ok();
   }
+  if (axes.empty())  // all of them
+    for (std::int64_t axis = 0; axis < rank; ++axis) axes.push_back(axis);
   for (std::int64_t& axis : axes) {
     if (axis < -rank || axis >= rank) return im.invalid("axis ", axis, " is out of range for rank ", rank);
     if (axis < 0) axis += rank;
   }
-  // Channels-last survives a reduction that keeps the rank.
-  const Layout layout = keep_dims ? Importer::preferred_layout(*x) : Layout::Plain;
-  if (layout == Layout::ChannelsLast)
-    for (std::int64_t& axis : axes)
-      axis = static_cast<std::int64_t>(channels_last_axis(static_cast<std::size_t>(axis), x->dims.size()));
-  return im.define_op<ops::Reduce>({Operation, axes, keep_dims}, *x, layout);
+  // The reduction runs in the layout the input has; without keepdims, the axes left keep their
+  // order (channels-last [N, H, W, C] reduced over H and W is ONNX's [N, C]).
+  const Layout layout = Importer::preferred_layout(*x);
+  const auto order = layout_order(layout, x->dims.size());
+  std::vector<std::int64_t> kiln_axes;
+  for (std::int64_t axis : axes)
+    kiln_axes.push_back(std::ranges::find(order, static_cast<std::size_t>(axis)) - order.begin());
+  std::vector<std::size_t> output_order;
+  for (std::size_t axis : order) {
+    const auto reduced_before =
+        std::ranges::count_if(axes, [&](std::int64_t a) { return a < static_cast<std::int64_t>(axis); });
+    if (keep_dims)
+      output_order.push_back(axis);
+    else if (std::ranges::find(axes, static_cast<std::int64_t>(axis)) == axes.end())
+      output_order.push_back(axis - static_cast<std::size_t>(reduced_before));
+  }
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
+  KILN_ONNX_TRY(y, im.add<ops::Reduce>({Operation, kiln_axes, keep_dims}, {input}));
+  im.define(0, y, output_order);
+  return Status::ok();
 }
 
 constexpr ConverterEntry converters[] = {

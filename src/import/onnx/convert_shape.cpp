@@ -36,17 +36,123 @@ Expected<std::size_t> normalized_axis(const Importer& im, std::int64_t axis, std
   return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
 }
 
-// Output 0 is `x` with new dims and the same elements in the same (ONNX) order.
+// A reshape pairs groups of input axes with groups of output axes of the same element count;
+// axes of size 1 belong to no group (-1).
+struct AxisGroups {
+  std::vector<int> of_input, of_output;
+  int count = 0;
+};
+
+AxisGroups axis_groups(std::span<const std::int64_t> from, std::span<const std::int64_t> to) {
+  AxisGroups groups{std::vector<int>(from.size(), -1), std::vector<int>(to.size(), -1), 0};
+  std::size_t i = 0, j = 0;
+  const auto next = [](std::span<const std::int64_t> dims, std::size_t& at) {
+    while (at < dims.size() && dims[at] == 1) ++at;
+    return at < dims.size();
+  };
+  while (next(from, i) && next(to, j)) {
+    const int group = groups.count++;
+    auto in = static_cast<std::uint64_t>(from[i]), out = static_cast<std::uint64_t>(to[j]);
+    groups.of_input[i++] = group;
+    groups.of_output[j++] = group;
+    while (in != out) {  // the element counts are equal, so the smaller side has axes left
+      if (in < out && next(from, i)) {
+        in *= static_cast<std::uint64_t>(from[i]);
+        groups.of_input[i++] = group;
+      } else if (in > out && next(to, j)) {
+        out *= static_cast<std::uint64_t>(to[j]);
+        groups.of_output[j++] = group;
+      } else {
+        break;
+      }
+    }
+  }
+  return groups;
+}
+
+// The order of the reshaped tensor when `held` (an order of the input's axes) reshapes with no
+// data moving: each group's axes side by side and ascending. Empty when they are not.
+std::vector<std::size_t> reshaped_order(const AxisGroups& groups, std::span<const std::size_t> held) {
+  std::vector<int> sequence;  // groups in held order, one entry per axis
+  std::vector<std::size_t> last_axis(static_cast<std::size_t>(groups.count), 0);
+  std::vector<bool> seen(static_cast<std::size_t>(groups.count), false);
+  for (std::size_t axis : held) {
+    const int group = groups.of_input[axis];
+    if (group < 0) continue;
+    const auto g = static_cast<std::size_t>(group);
+    if (seen[g] && (sequence.back() != group || last_axis[g] + 1 != axis)) return {};
+    if (!seen[g]) sequence.push_back(group);
+    seen[g] = true;
+    last_axis[g] = axis;
+  }
+  std::vector<std::size_t> order;
+  for (int group : sequence)
+    for (std::size_t axis = 0; axis < groups.of_output.size(); ++axis)
+      if (groups.of_output[axis] == group) order.push_back(axis);
+  // Axes of size 1 may sit anywhere: where plain or channels-last puts them, when that fits.
+  const std::size_t rank = groups.of_output.size();
+  for (Layout layout : {Layout::Plain, Layout::ChannelsLast}) {
+    std::vector<std::size_t> candidate = layout_order(layout, rank);
+    std::erase_if(candidate, [&](std::size_t axis) { return groups.of_output[axis] < 0; });
+    if (candidate == order) return layout_order(layout, rank);
+  }
+  for (std::size_t axis = 0; axis < rank; ++axis)
+    if (groups.of_output[axis] < 0) order.push_back(axis);
+  return order;
+}
+
+// `held` with each group's axes brought side by side, ascending, where the group first appears.
+std::vector<std::size_t> grouped_order(const AxisGroups& groups, std::span<const std::size_t> held) {
+  std::vector<std::size_t> order;
+  std::vector<bool> placed(static_cast<std::size_t>(groups.count), false);
+  for (std::size_t axis : held) {
+    const int group = groups.of_input[axis];
+    if (group < 0) {
+      order.push_back(axis);
+    } else if (!placed[static_cast<std::size_t>(group)]) {
+      placed[static_cast<std::size_t>(group)] = true;
+      for (std::size_t a = 0; a < groups.of_input.size(); ++a)
+        if (groups.of_input[a] == group) order.push_back(a);
+    }
+  }
+  return order;
+}
+
+Status reshape_held(Importer& im, OutputSlot slot, std::span<const std::int64_t> dims,
+                    std::span<const std::size_t> order) {
+  std::vector<std::int64_t> kiln_dims;
+  for (std::size_t axis : order) kiln_dims.push_back(dims[axis]);
+  KILN_ONNX_TRY(y, im.add<ops::Reshape>({kiln_dims}, {slot}));
+  im.define(0, y, order);
+  return Status::ok();
+}
+
+// Output 0 is `x` with new dims and the same elements in the same (ONNX) order. A tensor held in
+// another order (channels-last, or a shuffle's) is reshaped where it is when no data has to move;
+// otherwise one transpose brings it to an order that reshapes to channels-last, or to ONNX's.
 Status reshape_to(Importer& im, Value& x, std::vector<std::int64_t> dims) {
   if (element_count(dims) != element_count(x.dims)) return im.invalid("the new shape changes the element count");
   if (x.constant) {
     im.define_constant(0, x.constant->gathered(dims, identity_order(x.constant->size())), x.type);
     return Status::ok();
   }
+  const AxisGroups groups = axis_groups(x.dims, dims);
+  if (const HeldTensor* plain = x.in_order(layout_order(Layout::Plain, x.dims.size())))
+    return reshape_held(im, plain->slot, dims, layout_order(Layout::Plain, dims.size()));
+  for (const HeldTensor& held : x.held)
+    if (auto order = reshaped_order(groups, held.order); !order.empty() || dims.empty())
+      return reshape_held(im, held.slot, dims, order);
+  const HeldTensor& source = x.held.front();
+  const auto grouped = grouped_order(groups, source.order);
+  if (dims.size() >= 3 && reshaped_order(groups, grouped) == layout_order(Layout::ChannelsLast, dims.size())) {
+    std::vector<std::size_t> perm;
+    for (std::size_t axis : grouped)
+      perm.push_back(static_cast<std::size_t>(std::ranges::find(source.order, axis) - source.order.begin()));
+    KILN_ONNX_TRY(moved, im.permute(source.slot, perm, "to_grouped"));
+    return reshape_held(im, moved, dims, layout_order(Layout::ChannelsLast, dims.size()));
+  }
   KILN_ONNX_TRY(input, im.plain(x));
-  KILN_ONNX_TRY(y, im.add<ops::Reshape>({dims}, {input}));
-  im.define(0, y, Layout::Plain);
-  return Status::ok();
+  return reshape_held(im, input, dims, layout_order(Layout::Plain, dims.size()));
 }
 
 Status reshape(Importer& im) {
@@ -171,17 +277,17 @@ Status transpose(Importer& im) {
     im.define_constant(0, x->constant->transposed(x->dims, perm, dims), x->type);
     return Status::ok();
   }
-  // From a channels-last tensor, one transpose composes both; to NCHW -> NHWC it is no layer at all.
-  const Layout layout = Importer::preferred_layout(*x);
-  if (layout == Layout::ChannelsLast)
-    for (std::size_t& d : perm) d = channels_last_axis(d, rank);
-  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
-  if (std::ranges::is_sorted(perm)) {
-    im.define(0, input, Layout::Plain);
-    return Status::ok();
+  // No layer: the output is the input's tensors with their axes renamed. Whoever reads it in
+  // plain or channels-last order pays one transpose then, composed with any before it.
+  std::vector<std::size_t> renamed(rank);  // input axis -> output axis
+  for (std::size_t d = 0; d < rank; ++d) renamed[perm[d]] = d;
+  Value y{dims, x->type, std::nullopt, {}};
+  for (const HeldTensor& held : x->held) {
+    HeldTensor moved{held.slot, {}};
+    for (std::size_t axis : held.order) moved.order.push_back(renamed[axis]);
+    y.held.push_back(std::move(moved));
   }
-  KILN_ONNX_TRY(y, im.permute(input, perm, {}));
-  im.define(0, y, Layout::Plain);
+  im.define_value(0, std::move(y));
   return Status::ok();
 }
 

@@ -196,8 +196,24 @@ std::vector<std::int64_t> Importer::layout_dims(std::span<const std::int64_t> di
   return out;
 }
 
+std::vector<std::size_t> layout_order(Layout layout, std::size_t rank) {
+  if (layout == Layout::ChannelsLast) return to_channels_last(rank);
+  std::vector<std::size_t> order(rank);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  return order;
+}
+
+const HeldTensor* Value::in_order(std::span<const std::size_t> order) const {
+  const auto found =
+      std::ranges::find_if(held, [&](const HeldTensor& h) { return std::ranges::equal(h.order, order); });
+  return found == held.end() ? nullptr : &*found;
+}
+
 Layout Importer::preferred_layout(const Value& value) {
-  return value.channels_last && !value.plain ? Layout::ChannelsLast : Layout::Plain;
+  const std::size_t rank = value.dims.size();
+  if (value.in_order(layout_order(Layout::Plain, rank)) != nullptr) return Layout::Plain;
+  // Channels-last, or an order a shuffle left: channels-last is where such values go next.
+  return value.held.empty() ? Layout::Plain : Layout::ChannelsLast;
 }
 
 OutputSlot Importer::add_constant(const ConstValue& constant, DataType type, std::string_view suffix) {
@@ -227,32 +243,32 @@ Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t r
   std::vector<std::int64_t> dims(rank - own_rank, 1);
   dims.insert(dims.end(), value.dims.begin(), value.dims.end());
 
+  const auto order = layout_order(layout, rank);
+  if (rank == own_rank)
+    if (const HeldTensor* held = value.in_order(order)) return held->slot;
+
   if (value.constant) {
-    if (rank == own_rank && layout == Layout::Plain && value.plain) return *value.plain;
-    if (rank == own_rank && layout == Layout::ChannelsLast && value.channels_last) return *value.channels_last;
     ConstValue expanded = *value.constant;
     expanded.dims = dims;
     if (value.type == DataType::Signed32)
       for (std::int64_t v : expanded.ints)
         if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
           return error("constant value ", v, " does not fit kiln's 32-bit integers");
-    if (layout == Layout::ChannelsLast)
-      expanded = expanded.transposed(dims, to_channels_last(rank), layout_dims(dims, layout));
+    if (layout == Layout::ChannelsLast) expanded = expanded.transposed(dims, order, layout_dims(dims, layout));
     const OutputSlot slot =
         add_constant(expanded, value.type, layout == Layout::ChannelsLast ? "constant_nhwc" : "constant");
-    if (rank == own_rank) (layout == Layout::Plain ? value.plain : value.channels_last) = slot;
+    if (rank == own_rank) value.held.push_back({slot, order});
     return slot;
   }
 
   if (rank == own_rank) {
-    if (own_rank < 3 && !value.plain) value.plain = value.channels_last;
-    if (layout == Layout::Plain && value.plain) return *value.plain;
-    if (layout == Layout::ChannelsLast && value.channels_last) return *value.channels_last;
-    const bool to_plain = layout == Layout::Plain;
-    KILN_ONNX_TRY(
-        slot, permute(to_plain ? *value.channels_last : *value.plain,
-                      to_plain ? from_channels_last(rank) : to_channels_last(rank), to_plain ? "to_nchw" : "to_nhwc"));
-    (to_plain ? value.plain : value.channels_last) = slot;
+    // One permutation from the first order it is held in (an input, or the layer that made it).
+    const HeldTensor& source = value.held.front();
+    std::vector<std::size_t> perm;
+    for (std::size_t axis : order)
+      perm.push_back(static_cast<std::size_t>(std::ranges::find(source.order, axis) - source.order.begin()));
+    KILN_ONNX_TRY(slot, permute(source.slot, perm, layout == Layout::Plain ? "to_nchw" : "to_nhwc"));
+    value.held.push_back({slot, order});
     return slot;
   }
   // A broadcast operand of lower rank: leading 1s, then the layout.
@@ -281,18 +297,14 @@ bool Importer::is_output(std::size_t i) const {
   return i < static_cast<std::size_t>(node_->output_size()) && !node_->output(static_cast<int>(i)).empty();
 }
 
-void Importer::define(std::size_t i, OutputSlot slot, Layout layout) {
+void Importer::define(std::size_t i, OutputSlot slot, std::span<const std::size_t> order) {
   if (!is_output(i)) return;  // an optional output the model does not name
   Value value;
   const TensorInfo& slot_info = info(slot);
   value.type = slot_info.type;
-  const std::size_t rank = slot_info.rank();
-  const auto order = layout == Layout::Plain ? std::vector<std::size_t>(rank) : from_channels_last(rank);
-  for (std::size_t d = 0; d < rank; ++d) value.dims.push_back(slot_info.shape[layout == Layout::Plain ? d : order[d]]);
-  if (layout == Layout::Plain || rank < 3)
-    value.plain = slot;
-  else
-    value.channels_last = slot;
+  value.dims.resize(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) value.dims[order[k]] = slot_info.shape[k];
+  value.held.push_back({slot, {order.begin(), order.end()}});
   values_[node_->output(static_cast<int>(i))] = std::move(value);
 }
 
@@ -416,8 +428,9 @@ Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, BindingId 
   value.type = *type;
   const TensorInfo info{TensorShape(std::span<const std::uint32_t>(*dims)), *type};
   if (auto valid = kiln::validate(info); !valid) return valid.with_context(context);
-  value.plain = network_->add_input(binding, info, input.name());
-  infos_[{value.plain->layer, 0}] = info;
+  const OutputSlot slot = network_->add_input(binding, info, input.name());
+  infos_[{slot.layer, 0}] = info;
+  value.held.push_back({slot, layout_order(Layout::Plain, value.dims.size())});
   model.inputs.push_back({input.name(), binding, info});
   values_[input.name()] = std::move(value);
   return Status::ok();

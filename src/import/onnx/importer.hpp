@@ -52,17 +52,27 @@ std::vector<std::size_t> from_channels_last(std::size_t rank);
 /// Where ONNX axis `axis` (in [0, rank)) sits in the channels-last order.
 std::size_t channels_last_axis(std::size_t axis, std::size_t rank);
 
-/// One named value of the ONNX graph. It may exist as a kiln tensor in ONNX's axis order
-/// (`plain`), in channels-last order, or both; each is made on demand, once.
+/// A kiln tensor holding a value with its axes in `order`: kiln axis k is ONNX axis order[k].
+struct HeldTensor {
+  OutputSlot slot;
+  std::vector<std::size_t> order;
+};
+
+/// One named value of the ONNX graph. It may exist as kiln tensors in several axis orders: ONNX's
+/// own (plain), channels-last, or another one a Transpose or Reshape left it in (a channel
+/// shuffle); each is made on demand, once.
 struct Value {
   std::vector<std::int64_t> dims;  ///< ONNX dimensions
   DataType type = DataType::Float32;
   std::optional<ConstValue> constant;
-  std::optional<OutputSlot> plain;
-  std::optional<OutputSlot> channels_last;
+  std::vector<HeldTensor> held;
+
+  const HeldTensor* in_order(std::span<const std::size_t> order) const;
 };
 
 enum class Layout : std::uint8_t { Plain, ChannelsLast };
+/// The axis order of a layout: identity, or channels-last for rank 3 and above.
+std::vector<std::size_t> layout_order(Layout layout, std::size_t rank);
 
 class Importer;
 using Converter = Status (*)(Importer&);
@@ -158,7 +168,11 @@ class Importer {
   const TensorInfo& info(OutputSlot slot) const { return infos_.at({slot.layer, slot.index}); }
 
   /// Defines output `i` of the node as `slot`, a tensor in `layout` (its ONNX dims follow from its info).
-  void define(std::size_t i, OutputSlot slot, Layout layout);
+  void define(std::size_t i, OutputSlot slot, Layout layout) {
+    define(i, slot, layout_order(layout, info(slot).rank()));
+  }
+  /// Defines output `i` of the node as `slot`, a tensor whose kiln axis k is ONNX axis order[k].
+  void define(std::size_t i, OutputSlot slot, std::span<const std::size_t> order);
   /// Defines output `i` of the node as another name for `value` (Identity).
   void define_value(std::size_t i, Value value);
   /// Defines output `i` of the node as a constant (folded at import).
