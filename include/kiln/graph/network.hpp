@@ -93,11 +93,15 @@ class Network {
   OutputSlot add_constant(TensorInfo info, std::span<const T> data, std::string_view name = {}) {
     std::vector<std::byte> bytes(data.size_bytes());
     if (!bytes.empty()) std::memcpy(bytes.data(), data.data(), bytes.size());
-    return {add_layer<ops::Constant>({std::move(info), std::move(bytes)}, 0, name), 0};
+    return adopt_constant(std::move(info), std::move(bytes), name);
   }
   template <class T>
   OutputSlot add_constant(TensorInfo info, const std::vector<T>& data, std::string_view name = {}) {
     return add_constant(std::move(info), std::span<const T>(data), name);
+  }
+  /// Adds a constant that takes `bytes` (its elements in row-major order) as its data, uncopied.
+  OutputSlot adopt_constant(TensorInfo info, std::vector<std::byte> bytes, std::string_view name = {}) {
+    return {add_layer<ops::Constant>({std::move(info), std::move(bytes)}, 0, name), 0};
   }
 
   /// The parameters of layer `id` when it is an Op layer, for optimizer passes that rewrite it.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <numeric>
 
@@ -219,20 +220,23 @@ Layout Importer::preferred_layout(const Value& value) {
 OutputSlot Importer::add_constant(const ConstValue& constant, DataType type, std::string_view suffix) {
   const auto dims = *to_dims(constant.dims);
   const TensorInfo info{TensorShape(std::span<const std::uint32_t>(dims)), type};
-  OutputSlot slot;
-  if (type == DataType::Float32) {
-    std::vector<float> data(constant.size());
-    for (std::size_t i = 0; i < data.size(); ++i) data[i] = constant.float_at(i);
-    slot = network_->add_constant<float>(info, data, layer_name(suffix));
+  std::vector<std::byte> bytes(constant.size() * size_of(type));
+  if (type == DataType::Float32 && constant.is_float) {
+    if (!bytes.empty()) std::memcpy(bytes.data(), constant.floats.data(), bytes.size());
+  } else if (type == DataType::Float32) {
+    for (std::size_t i = 0; i < constant.size(); ++i) {
+      const float value = constant.float_at(i);
+      std::memcpy(bytes.data() + i * sizeof value, &value, sizeof value);
+    }
   } else if (type == DataType::Boolean) {
-    std::vector<std::uint8_t> data(constant.size());
-    for (std::size_t i = 0; i < data.size(); ++i) data[i] = constant.int_at(i) != 0 ? 1 : 0;
-    slot = network_->add_constant<std::uint8_t>(info, data, layer_name(suffix));
+    for (std::size_t i = 0; i < constant.size(); ++i) bytes[i] = constant.int_at(i) != 0 ? std::byte{1} : std::byte{0};
   } else {
-    std::vector<std::int32_t> data(constant.size());
-    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::int32_t>(constant.int_at(i));
-    slot = network_->add_constant<std::int32_t>(info, data, layer_name(suffix));
+    for (std::size_t i = 0; i < constant.size(); ++i) {
+      const auto value = static_cast<std::int32_t>(constant.int_at(i));
+      std::memcpy(bytes.data() + i * sizeof value, &value, sizeof value);
+    }
   }
+  const OutputSlot slot = network_->adopt_constant(info, std::move(bytes), layer_name(suffix));
   infos_[{slot.layer, 0}] = info;
   return slot;
 }
@@ -469,6 +473,11 @@ Status Importer::convert_node(const ::onnx::NodeProto& node) {
   for (int i = 0; i < node.output_size(); ++i)
     if (output_used(static_cast<std::size_t>(i)) && !values_.contains(node.output(i)))
       return error("output ", i, " '", node.output(i), "' is used but kiln does not compute it");
+  // A constant no later node reads is in the network already, or not needed: weights are the
+  // bulk of an import, so each is let go as soon as it is converted.
+  for (const auto& name : node.input())
+    if (!name.empty() && --readers_[name] == 0)
+      if (auto value = values_.find(name); value != values_.end()) value->second.constant.reset();
   folded_ += node_folded_ ? 1 : 0;
   return Status::ok();
 }
@@ -505,9 +514,9 @@ Status Importer::add_constant_input(const HostTensor& tensor) {
   return Status::ok();
 }
 
-Status Importer::read_graph(const ::onnx::GraphProto& graph, ImportedModel& model) {
+Status Importer::read_graph(::onnx::GraphProto& graph, ImportedModel& model) {
   network_ = &model.network;
-  for (const auto& initializer : graph.initializer()) {
+  for (auto& initializer : *graph.mutable_initializer()) {
     auto constant = read_constant(initializer);
     if (!constant) return constant.status();
     auto type = kiln_type(initializer.data_type());
@@ -517,6 +526,7 @@ Status Importer::read_graph(const ::onnx::GraphProto& graph, ImportedModel& mode
     value.type = *type;
     value.constant = std::move(*constant);
     values_[initializer.name()] = std::move(value);
+    std::string().swap(*initializer.mutable_raw_data());  // its bytes are in the value now: not held twice
   }
   for (const auto& node : graph.node())
     for (const auto& name : node.input()) ++readers_[name];
@@ -565,14 +575,9 @@ std::span<const std::string_view> supported_ops() {
   return ops;
 }
 
-Expected<ImportedModel> import_model(std::span<const std::byte> bytes, const ImportOptions& options) {
-  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    return Status::error(ErrorCode::InvalidArgument, "the model is ", bytes.size(),
-                         " bytes; protobuf reads at most 2 GiB (external data is not supported)");
-  ::onnx::ModelProto proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return Status::error(ErrorCode::InvalidArgument,
-                         "the data is not an ONNX model (protobuf parsing failed: corrupt or truncated file?)");
+namespace {
+
+Expected<ImportedModel> import_proto(::onnx::ModelProto& proto, const ImportOptions& options) {
   if (!proto.has_graph()) return Status::error(ErrorCode::InvalidArgument, "the model has no graph");
   ImportedModel model;
   model.producer = kiln::detail::str_cat(proto.producer_name(), proto.producer_version().empty() ? "" : " ",
@@ -590,7 +595,7 @@ Expected<ImportedModel> import_model(std::span<const std::byte> bytes, const Imp
   detail::Importer importer(model.opset);
   for (const HostTensor& constant : options.constant_inputs)
     if (auto status = importer.add_constant_input(constant); !status) return status;
-  if (auto status = importer.read_graph(proto.graph(), model); !status) return status;
+  if (auto status = importer.read_graph(*proto.mutable_graph(), model); !status) return status;
   if (auto status = model.network.infer_shapes(); !status) return status;
   for (ModelTensor& input : model.inputs)
     input.used = std::ranges::any_of(model.network.execution_order(), [&](LayerId id) {
@@ -600,10 +605,28 @@ Expected<ImportedModel> import_model(std::span<const std::byte> bytes, const Imp
   return model;
 }
 
+constexpr std::string_view not_onnx =
+    "the data is not an ONNX model (protobuf parsing failed: corrupt or truncated file?)";
+
+}  // namespace
+
+Expected<ImportedModel> import_model(std::span<const std::byte> bytes, const ImportOptions& options) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    return Status::error(ErrorCode::InvalidArgument, "the model is ", bytes.size(),
+                         " bytes; protobuf reads at most 2 GiB (external data is not supported)");
+  ::onnx::ModelProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return Status::error(ErrorCode::InvalidArgument, not_onnx);
+  return import_proto(proto, options);
+}
+
 Expected<ImportedModel> import_file(const std::string& path, const ImportOptions& options) {
-  auto chars = detail::read_whole_file(path);
-  if (!chars) return Status::error(ErrorCode::NotFound, "cannot open model file '", path, "'");
-  auto model = import_model(std::as_bytes(std::span<const char>(*chars)), options);
+  // Parsed from the stream, so that the file's bytes and the parsed model are not held at once.
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::error(ErrorCode::NotFound, "cannot open model file '", path, "'");
+  ::onnx::ModelProto proto;
+  if (!proto.ParseFromIstream(&file)) return Status::error(ErrorCode::InvalidArgument, not_onnx).with_context(path);
+  auto model = import_proto(proto, options);
   if (!model) return model.status().with_context(path);
   return model;
 }

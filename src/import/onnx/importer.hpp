@@ -83,7 +83,8 @@ class Importer {
  public:
   explicit Importer(std::int64_t opset) : opset_(opset) {}
 
-  Status read_graph(const ::onnx::GraphProto& graph, ImportedModel& model);
+  /// Reads `graph` into `model`; each initializer's data is moved out of the graph as it is read.
+  Status read_graph(::onnx::GraphProto& graph, ImportedModel& model);
   /// A graph input the user gave a value for (ImportOptions::constant_inputs); call before read_graph.
   Status add_constant_input(const HostTensor& tensor);
 
@@ -189,7 +190,8 @@ class Importer {
   Network* network_ = nullptr;
   const ::onnx::NodeProto* node_ = nullptr;
   std::map<std::string, Value, std::less<>> values_;
-  std::map<std::string, std::size_t, std::less<>> readers_;  ///< how many nodes and graph outputs read a name
+  /// How many reads of a name are still to come: by the nodes not converted yet and the graph outputs.
+  std::map<std::string, std::size_t, std::less<>> readers_;
   std::map<std::pair<LayerId, std::uint32_t>, TensorInfo> infos_;
   std::size_t folded_ = 0;
   bool node_folded_ = false;
