@@ -242,10 +242,11 @@ int inspect_command(const Arguments& args) {
   const auto memory = *(*session)->runtime().memory_summary((*session)->id());
   std::printf(
       "memory plan (%.*s): %zu tensors, arena %llu B, lower bound %llu B, one block per tensor %llu B; "
-      "constants %llu B\n",
+      "constants %llu B, and %llu B more held only packed into the workloads\n",
       static_cast<int>(memory.strategy.size()), memory.strategy.data(), memory.tensors,
       static_cast<unsigned long long>(memory.arena_bytes), static_cast<unsigned long long>(memory.lower_bound_bytes),
-      static_cast<unsigned long long>(memory.unplanned_bytes), static_cast<unsigned long long>(memory.constant_bytes));
+      static_cast<unsigned long long>(memory.unplanned_bytes), static_cast<unsigned long long>(memory.constant_bytes),
+      static_cast<unsigned long long>(memory.constant_bytes_in_workloads));
   if (memory.device_tensors > 0)
     std::printf("device memory: %zu tensors, arena %llu B, lower bound %llu B\n", memory.device_tensors,
                 static_cast<unsigned long long>(memory.device_arena_bytes),

@@ -101,7 +101,7 @@ class Session {
     session->network_text_ = optimized->to_string();
     LoadOptions load;
     load.profiling = options.profiling;
-    auto id = session->runtime_.load(*optimized, load);
+    auto id = session->runtime_.load(std::move(*optimized), load);  // its weights are let go as they are packed
     if (!id) return id.status();
     session->id_ = *id;
     session->load_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();

@@ -33,6 +33,9 @@ struct NotImplemented {};
 ///   run (other tensors' types, shapes), with a message that does not repeat the backend's id;
 /// - optionally `ScratchSize scratch(const Context&) const`: memory it needs while it runs, which
 ///   the loader plans with the network's tensors (a kernel never allocates);
+/// - optionally `static constexpr std::size_t inputs_read_at_run`: run() reads only that many
+///   first inputs, having copied what it needs of the others (constant weights, packed) when it
+///   was created; the loader then keeps no copy of constants that nothing else reads at run time;
 /// - `run(inputs, outputs, Context&) const`, or `run(inputs, outputs, Context&, std::span<std::byte>
 ///   scratch) const` when it asked for scratch, returning void or Status.
 ///

@@ -55,6 +55,10 @@ class ErasedWorkload {
                     { w.scratch(context) } -> std::same_as<ScratchSize>;
                   })
       erased.scratch_ = static_cast<const Type*>(erased.state_.get())->scratch(context);
+    if constexpr (requires {
+                    { Type::inputs_read_at_run } -> std::convertible_to<std::size_t>;
+                  })
+      erased.inputs_read_at_run_ = Type::inputs_read_at_run;
     return erased;
   }
 
@@ -64,6 +68,8 @@ class ErasedWorkload {
   }
   /// The working memory the workload needs while it runs.
   const ScratchSize& scratch() const noexcept { return scratch_; }
+  /// How many of its first inputs run() reads; it copied what it needs of the others at load.
+  std::size_t inputs_read_at_run() const noexcept { return inputs_read_at_run_; }
 
  private:
   template <class W, class Context>
@@ -89,6 +95,7 @@ class ErasedWorkload {
   State state_;
   RunFn run_ = nullptr;
   ScratchSize scratch_;
+  std::size_t inputs_read_at_run_ = static_cast<std::size_t>(-1);
 };
 
 /// One workload a backend offers, with its type erased: what the optimizer asks and the loader

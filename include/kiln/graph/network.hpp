@@ -111,6 +111,12 @@ class Network {
     auto* d = std::get_if<OpParams<Op>>(&layers_[id].descriptor);
     return d ? &d->value : nullptr;
   }
+  /// Frees the data of Constant layer `id`, keeping its tensor info: for a loader that was given
+  /// the network and has made everything that reads the constant.
+  void release_constant_data(LayerId id) {
+    if (auto* constant = std::get_if<OpParams<ops::Constant>>(&layers_[id].descriptor))
+      std::vector<std::byte>().swap(constant->value.data);
+  }
   /// Makes every input slot that reads `from` read `to` instead: a pass bypasses a layer this way,
   /// which then drops out of the execution order.
   constexpr void redirect(OutputSlot from, OutputSlot to) {

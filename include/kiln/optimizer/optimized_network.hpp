@@ -78,6 +78,8 @@ class OptimizedNetwork {
   /// The backend, workload and reasons for `layer`.
   const LayerAssignment& assignment(LayerId layer) const { return graph_.assignments[layer]; }
   const detail::OptimizedGraph& graph() const noexcept { return graph_; }
+  /// Moves the graph out, for a Runtime that loads it and lets its constants go.
+  detail::OptimizedGraph release() && { return std::move(graph_); }
 
   /// One line per executed layer: "conv1 (Convolution2d) QAsymmS8 [1, 8, 8, 4] -> CpuRef (QAsymmS8);
   /// CpuAcc: no QAsymmS8 workload".

@@ -74,7 +74,9 @@ struct MemorySummary {
   std::uint64_t arena_bytes = 0;        ///< what the plan allocates
   std::uint64_t lower_bound_bytes = 0;  ///< no plan can do better
   std::uint64_t unplanned_bytes = 0;    ///< one block per tensor, for comparison
-  std::uint64_t constant_bytes = 0;     ///< weights and other constants, prepared once at load
+  std::uint64_t constant_bytes = 0;     ///< weights and other constants the runtime holds
+  /// Constants held only by the workloads' own copies (weights packed at load): not held twice.
+  std::uint64_t constant_bytes_in_workloads = 0;
   /// Tensors in device memory (all device kinds together), planned by the same strategy; a device
   /// backend's own copies of constants are not counted here.
   std::size_t device_tensors = 0;

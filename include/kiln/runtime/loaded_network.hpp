@@ -18,10 +18,11 @@ namespace kiln::detail {
 class LoadedNetwork {
  public:
   /// Plans, prepares and creates everything `graph` needs on the backends `pack` describes, whose
-  /// contexts are `contexts` (in pack order).
+  /// contexts are `contexts` (in pack order). `consumed`, when given, is graph's network, which the
+  /// caller gave up: each constant's data is released once the workloads that read it are made.
   static Expected<std::shared_ptr<LoadedNetwork>> load(const OptimizedGraph& graph, const PackDescription& pack,
                                                        std::span<void* const> contexts, LoadOptions options,
-                                                       ErasedAllocator allocator);
+                                                       ErasedAllocator allocator, Network* consumed = nullptr);
 
   /// Runs one inference on `memory`, allocating it first if needed. Pre-imported tensors stand
   /// in for the bindings they were imported for.

@@ -22,6 +22,9 @@ struct Step {
   std::vector<std::size_t> inputs;   ///< tensor slots it reads
   std::vector<std::size_t> outputs;  ///< tensor slots it writes
   std::size_t scratch = no_scratch;  ///< its scratch slot, if it has one
+
+  /// Whether it reads input `i` when it runs (a workload may have packed it at load instead).
+  bool reads_at_run(std::size_t i) const { return kind != Kind::Compute || i < workload.inputs_read_at_run(); }
 };
 
 /// A backend of the Runtime a network was loaded into, as its steps reach it.

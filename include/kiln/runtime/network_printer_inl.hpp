@@ -18,6 +18,8 @@ KILN_INLINE std::string network_text(const NetworkLayout& layout) {
   const MemorySummary& memory = layout.tensors.summary();
   std::string text = str_cat("memory: ", memory.strategy, ", arena ", memory.arena_bytes, " bytes (lower bound ",
                              memory.lower_bound_bytes, "), constants ", memory.constant_bytes, " bytes");
+  if (memory.constant_bytes_in_workloads != 0)
+    text += str_cat(" (", memory.constant_bytes_in_workloads, " more packed into workloads)");
   for (const DeviceMemoryKind& kind : layout.tensors.device_kinds())
     text += str_cat(", ", kind.name, " arena ", kind.arena_bytes, " bytes");
   text += '\n';

@@ -61,35 +61,13 @@ class Runtime {
   /// backend context with a `before_load(const Network&) -> Status` or `after_load(NetworkId)`
   /// member is told (a failing before_load cancels the load).
   Expected<NetworkId> load(const OptimizedNetworkType& network, LoadOptions options = {}) {
-    std::lock_guard lifecycle(lifecycle_mutex_);
-    Status ready;
-    for_each_context([&](auto& context) {
-      if constexpr (requires {
-                      { context.before_load(network.network()) } -> std::same_as<Status>;
-                    })
-        if (ready) ready = context.before_load(network.network());
-    });
-    if (!ready) return failed("load", ready);
-    auto loaded = detail::LoadedNetwork::load(network.graph(), detail::describe<Config...>(), context_pointers_,
-                                              std::move(options), options_.host_allocator);
-    if (!loaded) return failed("load", loaded.status());
-    NetworkId id;
-    {
-      std::lock_guard lock(mutex_);
-      id = next_id_++;
-      networks_.emplace(id, *loaded);
-    }
-    for_each_context([&](auto& context) {
-      if constexpr (requires { context.after_load(id); }) context.after_load(id);
-    });
-    if (options_.logger.enabled(LogSeverity::Info)) {
-      const MemorySummary& memory = (*loaded)->memory_summary();
-      options_.logger.log(LogSeverity::Info, "loaded network ", id, " (", network.execution_order().size(),
-                          " layers): ", memory.strategy, " arena ", memory.arena_bytes, " bytes, lower bound ",
-                          memory.lower_bound_bytes, ", constants ", memory.constant_bytes, " bytes, in ",
-                          (*loaded)->load_us(), " us");
-    }
-    return id;
+    return load_graph(network.graph(), nullptr, std::move(options));
+  }
+  /// The same, taking the network: each constant's data is let go as soon as the workloads that
+  /// read it are made, so that a model's weights are held about once while it loads, not twice.
+  Expected<NetworkId> load(OptimizedNetworkType&& network, LoadOptions options = {}) {
+    detail::OptimizedGraph graph = std::move(network).release();
+    return load_graph(graph, &graph.network, std::move(options));
   }
 
   /// Unloads a network; its memory is freed once no execution uses it any more. Backend contexts
@@ -233,6 +211,40 @@ class Runtime {
   }
 
  private:
+  // `consumed`: graph's network, when the caller gave it up (see load).
+  Expected<NetworkId> load_graph(const detail::OptimizedGraph& graph, Network* consumed, LoadOptions options) {
+    std::lock_guard lifecycle(lifecycle_mutex_);
+    Status ready;
+    for_each_context([&](auto& context) {
+      if constexpr (requires {
+                      { context.before_load(graph.network) } -> std::same_as<Status>;
+                    })
+        if (ready) ready = context.before_load(graph.network);
+    });
+    if (!ready) return failed("load", ready);
+    auto loaded = detail::LoadedNetwork::load(graph, detail::describe<Config...>(), context_pointers_,
+                                              std::move(options), options_.host_allocator, consumed);
+    if (!loaded) return failed("load", loaded.status());
+    NetworkId id;
+    {
+      std::lock_guard lock(mutex_);
+      id = next_id_++;
+      networks_.emplace(id, *loaded);
+    }
+    for_each_context([&](auto& context) {
+      if constexpr (requires { context.after_load(id); }) context.after_load(id);
+    });
+    if (options_.logger.enabled(LogSeverity::Info)) {
+      const MemorySummary& memory = (*loaded)->memory_summary();
+      options_.logger.log(LogSeverity::Info, "loaded network ", id, " (", graph.network.execution_order().size(),
+                          " layers): ", memory.strategy, " arena ", memory.arena_bytes, " bytes, lower bound ",
+                          memory.lower_bound_bytes, ", constants ", memory.constant_bytes, " bytes (",
+                          memory.constant_bytes_in_workloads, " more packed into workloads), in ", (*loaded)->load_us(),
+                          " us");
+    }
+    return id;
+  }
+
   Expected<std::shared_ptr<detail::LoadedNetwork>> find(NetworkId id) const {
     std::lock_guard lock(mutex_);
     auto it = networks_.find(id);

@@ -69,9 +69,13 @@ inline constexpr std::size_t no_scratch = static_cast<std::size_t>(-1);
 /// scratch, with the memory plan of each memory kind.
 class TensorTable {
  public:
-  /// Slots for the outputs of every executed layer; Constant layers' data is copied into aligned
-  /// storage now and never occupies an arena.
-  Status add_outputs(const Network& network, std::size_t alignment, const ErasedAllocator& allocator);
+  /// Slots for the outputs of every executed layer. Constant layers never occupy an arena: see
+  /// load_constants.
+  void add_outputs(const Network& network, std::size_t alignment);
+  /// Copies the data of the constants that `steps` read at run time into aligned storage. A
+  /// constant only read by workloads that copied it when they were created (packed weights) is
+  /// not kept a second time.
+  Status load_constants(const Network& network, std::span<const Step> steps, const ErasedAllocator& allocator);
 
   std::size_t slot_of(OutputSlot output) const { return slot_of_[output.layer][output.index]; }
   const TensorSlot& operator[](std::size_t slot) const { return slots_[slot]; }
@@ -106,6 +110,7 @@ class TensorTable {
   std::vector<std::uint32_t> scratch_positions_;
   std::vector<DeviceMemoryKind> device_kinds_;
   std::vector<AlignedBuffer> constants_;
+  std::vector<std::pair<LayerId, std::size_t>> constant_slots_;  ///< each Constant layer and its slot
   std::size_t alignment_ = 64;
   MemorySummary summary_;
 };

@@ -10,29 +10,41 @@
 
 namespace kiln::detail {
 
-KILN_INLINE Status TensorTable::add_outputs(const Network& network, std::size_t alignment,
-                                            const ErasedAllocator& allocator) {
+KILN_INLINE void TensorTable::add_outputs(const Network& network, std::size_t alignment) {
   alignment_ = alignment;
   slot_of_.assign(network.num_layers(), {});
   for (LayerId id : network.execution_order()) {
     const Layer& layer = network.layer(id);
-    const auto* constant = layer.params_if<ops::Constant>();
+    const bool constant = layer.is<ops::Constant>();
     for (const TensorInfo& info : layer.outputs) {
       slot_of_[id].push_back(slots_.size());
-      TensorSlot slot{info};
-      if (constant) {
-        AlignedBuffer storage(constant->data.size(), alignment, allocator);
-        if (!constant->data.empty() && storage.data() == nullptr)
-          return Status::error(ErrorCode::OutOfMemory, "cannot allocate ", constant->data.size(),
-                               " bytes for constant '", layer.name, "'");
-        if (!constant->data.empty()) std::memcpy(storage.data(), constant->data.data(), constant->data.size());
-        slot.is_constant = true;
-        slot.data = storage.data();
-        summary_.constant_bytes += constant->data.size();
-        constants_.push_back(std::move(storage));
-      }
-      slots_.push_back(std::move(slot));
+      if (constant) constant_slots_.emplace_back(id, slots_.size());
+      slots_.push_back({.info = info, .is_constant = constant});
     }
+  }
+}
+
+KILN_INLINE Status TensorTable::load_constants(const Network& network, std::span<const Step> steps,
+                                               const ErasedAllocator& allocator) {
+  std::vector<bool> read_at_run(slots_.size(), false);
+  for (const Step& step : steps)
+    for (std::size_t i = 0; i < step.inputs.size(); ++i)
+      if (step.reads_at_run(i)) read_at_run[step.inputs[i]] = true;
+  for (const auto& [id, slot] : constant_slots_) {
+    if (!read_at_run[slot]) {
+      summary_.constant_bytes_in_workloads += slots_[slot].info.num_bytes();
+      continue;
+    }
+    const Layer& layer = network.layer(id);
+    const auto& data = layer.params_if<ops::Constant>()->data;
+    AlignedBuffer storage(data.size(), alignment_, allocator);
+    if (!data.empty() && storage.data() == nullptr)
+      return Status::error(ErrorCode::OutOfMemory, "cannot allocate ", data.size(), " bytes for constant '", layer.name,
+                           "'");
+    if (!data.empty()) std::memcpy(storage.data(), data.data(), data.size());
+    slots_[slot].data = storage.data();
+    summary_.constant_bytes += data.size();
+    constants_.push_back(std::move(storage));
   }
   return Status::ok();
 }

@@ -15,8 +15,9 @@ inline namespace KILN_NEON_ISA {
 /// folded once, so results differ from Ref's formula by rounding. Needs constant statistics.
 template <>
 struct Kernel<ops::BatchNormalization, DataType::Float32> : Float32Kernel<ops::BatchNormalization> {
+  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::BatchNormalization>& info) {
-    return require_float32_constants(info, 1);
+    return require_float32_constants(info, inputs_read_at_run);
   }
 
   explicit Kernel(const WorkloadInfo<ops::BatchNormalization>& info) : Float32Kernel(info) {

@@ -53,8 +53,9 @@ inline std::vector<std::ptrdiff_t> window_offsets(const TensorShape& x, const Te
 /// channels (gemm_scratch_floats).
 template <>
 struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convolution2d> {
+  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::Convolution2d>& info) {
-    return require_float32_constants(info, 1);
+    return require_float32_constants(info, inputs_read_at_run);
   }
 
   explicit Kernel(const WorkloadInfo<ops::Convolution2d>& info)

@@ -15,10 +15,11 @@ inline namespace KILN_NEON_ISA {
 /// copied at load, so they must be constants. Sums taps in the same (ky, kx) order as Ref.
 template <>
 struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<ops::DepthwiseConvolution2d> {
+  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
     if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
       return Status::error(ErrorCode::Unsupported, "runs DepthwiseConvolution2d with channel multiplier 1 only");
-    return require_float32_constants(info, 1);
+    return require_float32_constants(info, inputs_read_at_run);
   }
 
   explicit Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info)

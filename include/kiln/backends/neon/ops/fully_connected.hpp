@@ -10,8 +10,9 @@ inline namespace KILN_NEON_ISA {
 /// Deviation from Ref: weights are packed at load, so they (and the bias) must be constants.
 template <>
 struct Kernel<ops::FullyConnected, DataType::Float32> : Float32Kernel<ops::FullyConnected> {
+  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::FullyConnected>& info) {
-    return require_float32_constants(info, 1);
+    return require_float32_constants(info, inputs_read_at_run);
   }
 
   explicit Kernel(const WorkloadInfo<ops::FullyConnected>& info)

@@ -15,8 +15,9 @@ inline namespace KILN_NEON_ISA {
 /// sums of overlapping taps (kernel larger than the stride) are added in another order.
 template <>
 struct Kernel<ops::TransposeConvolution2d, DataType::Float32> : Float32Kernel<ops::TransposeConvolution2d> {
+  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::TransposeConvolution2d>& info) {
-    return require_float32_constants(info, 1);
+    return require_float32_constants(info, inputs_read_at_run);
   }
 
   explicit Kernel(const WorkloadInfo<ops::TransposeConvolution2d>& info)
