@@ -152,7 +152,7 @@ Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor) {
                   count * element_size);
     if (type == ::onnx::TensorProto::FLOAT) {  // nearly every weight: one copy, not a call per element
       out.floats.resize(count);
-      std::memcpy(out.floats.data(), raw.data(), raw.size());
+      if (count != 0) std::memcpy(out.floats.data(), raw.data(), raw.size());  // no null pointers to memcpy
       return out;
     }
     for (std::size_t i = 0; i < count; ++i) append_raw(out, type, raw.data() + i * element_size);
