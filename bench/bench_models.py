@@ -18,6 +18,7 @@ Writes bench CSV rows (case, variant, kiln_value, anchor, anchor_value, unit, ra
 is anchor / kiln: above 1, kiln is faster or smaller. Prints the geometric means of the ratios.
 """
 import argparse
+import csv
 import math
 import os
 import re
@@ -102,10 +103,11 @@ def main():
         mean = math.exp(sum(math.log(v) for v in values) / len(values))
         print(f"  {key:<6} {t} thread{'s' if t > 1 else ' '}: {mean:.3f} over {len(values)} models, "
               f"worst {min(values):.3f}")
-    with open(args.csv, "w") as csv:
-        csv.write("case,variant,kiln_value,anchor,anchor_value,unit,ratio\n")
-        for row in rows:
-            csv.write("%s,%s,%g,%s,%g,%s,%g\n" % row)
+    with open(args.csv, "w", newline="") as out:  # the csv module quotes "latency median, 1 thread"
+        writer = csv.writer(out)
+        writer.writerow(["case", "variant", "kiln_value", "anchor", "anchor_value", "unit", "ratio"])
+        for case, variant, kiln, anchor, anchor_value, unit, ratio in rows:
+            writer.writerow([case, variant, f"{kiln:g}", anchor, f"{anchor_value:g}", unit, f"{ratio:g}"])
     print(f"wrote {args.csv}")
     return 1 if failures else 0
 
