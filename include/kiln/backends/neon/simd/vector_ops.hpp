@@ -18,17 +18,36 @@ using Vec = xsimd::batch<float>;  // the compile target's widest float vector
 /// Floats per vector: 4 (SSE, NEON), 8 (AVX2), 16 (AVX-512).
 inline constexpr std::size_t lanes = Vec::size;
 
-/// The first n < lanes floats at p in a vector, zeros after: tails run the vector code, not a
+/// Copies n <= lanes floats as a few fixed-size moves (16, 8, 4, 2, 1 floats by the bits of n): a
+/// memcpy of a variable size is a library call, which cost more than the row of a narrow GEMM tile
+/// whose last columns it stored.
+inline void copy_short(float* to, const float* from, std::size_t n) {
+  static_assert(lanes <= 16, "a vector is at most 16 floats");
+  std::size_t i = 0;
+  const auto move = [&]<std::size_t Count>() {
+    if (Count <= lanes && (n & Count) != 0) {
+      std::memcpy(to + i, from + i, Count * sizeof(float));
+      i += Count;
+    }
+  };
+  move.template operator()<16>();
+  move.template operator()<8>();
+  move.template operator()<4>();
+  move.template operator()<2>();
+  move.template operator()<1>();
+}
+
+/// The first n <= lanes floats at p in a vector, zeros after: tails run the vector code, not a
 /// scalar loop, so small channel counts do not fall off a cliff.
 inline Vec load_tail(const float* p, std::size_t n) {
   alignas(64) float buffer[lanes] = {};
-  std::memcpy(buffer, p, n * sizeof(float));
+  copy_short(buffer, p, n);
   return Vec::load_aligned(buffer);
 }
 inline void store_tail(float* p, Vec v, std::size_t n) {
   alignas(64) float buffer[lanes];
   v.store_aligned(buffer);
-  std::memcpy(p, buffer, n * sizeof(float));
+  copy_short(p, buffer, n);
 }
 
 /// Lanes [0, n) true, the others false: the mask of a tail of n < lanes elements.
