@@ -39,16 +39,18 @@ Status reduce(Importer& im) {
   const auto order = layout_order(layout, x->dims.size());
   std::vector<std::int64_t> kiln_axes;
   for (std::int64_t axis : axes)
-    kiln_axes.push_back(std::ranges::find(order, static_cast<std::size_t>(axis)) - order.begin());
+    kiln_axes.push_back(static_cast<std::int64_t>(position_in(order, static_cast<std::size_t>(axis))));
+  // Without keepdims, an axis left is renumbered past the reduced axes below it.
+  const auto reduced_below = [&](std::size_t axis) {
+    return static_cast<std::size_t>(
+        std::ranges::count_if(axes, [&](std::int64_t a) { return a < std::int64_t(axis); }));
+  };
   std::vector<std::size_t> output_order;
-  for (std::size_t axis : order) {
-    const auto reduced_before =
-        std::ranges::count_if(axes, [&](std::int64_t a) { return a < static_cast<std::int64_t>(axis); });
+  for (std::size_t axis : order)
     if (keep_dims)
       output_order.push_back(axis);
     else if (std::ranges::find(axes, static_cast<std::int64_t>(axis)) == axes.end())
-      output_order.push_back(axis - static_cast<std::size_t>(reduced_before));
-  }
+      output_order.push_back(axis - reduced_below(axis));
   KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
   KILN_ONNX_TRY(y, im.add<ops::Reduce>({Operation, kiln_axes, keep_dims}, {input}));
   im.define(0, y, output_order);

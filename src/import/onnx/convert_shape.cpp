@@ -145,10 +145,7 @@ Status reshape_to(Importer& im, Value& x, std::vector<std::int64_t> dims) {
   const HeldTensor& source = x.held.front();
   const auto grouped = grouped_order(groups, source.order);
   if (dims.size() >= 3 && reshaped_order(groups, grouped) == layout_order(Layout::ChannelsLast, dims.size())) {
-    std::vector<std::size_t> perm;
-    for (std::size_t axis : grouped)
-      perm.push_back(static_cast<std::size_t>(std::ranges::find(source.order, axis) - source.order.begin()));
-    KILN_ONNX_TRY(moved, im.permute(source.slot, perm, "to_grouped"));
+    KILN_ONNX_TRY(moved, im.permute(source.slot, permutation_between(source.order, grouped), "to_grouped"));
     return reshape_held(im, moved, dims, layout_order(Layout::ChannelsLast, dims.size()));
   }
   KILN_ONNX_TRY(input, im.plain(x));

@@ -30,17 +30,17 @@ std::vector<std::size_t> to_channels_last(std::size_t rank) {
   return perm;
 }
 
-std::vector<std::size_t> from_channels_last(std::size_t rank) {
-  std::vector<std::size_t> perm(rank);
-  std::iota(perm.begin(), perm.end(), std::size_t{0});
-  if (rank >= 3) std::rotate(perm.begin() + 1, perm.end() - 1, perm.end());
+std::size_t position_in(std::span<const std::size_t> order, std::size_t axis) {
+  return static_cast<std::size_t>(std::ranges::find(order, axis) - order.begin());
+}
+
+std::vector<std::size_t> permutation_between(std::span<const std::size_t> from, std::span<const std::size_t> to) {
+  std::vector<std::size_t> perm;
+  for (std::size_t axis : to) perm.push_back(position_in(from, axis));
   return perm;
 }
 
-std::size_t channels_last_axis(std::size_t axis, std::size_t rank) {
-  const auto perm = to_channels_last(rank);
-  return static_cast<std::size_t>(std::ranges::find(perm, axis) - perm.begin());
-}
+std::size_t channels_last_axis(std::size_t axis, std::size_t rank) { return position_in(to_channels_last(rank), axis); }
 
 ConstValue ConstValue::gathered(std::vector<std::int64_t> new_dims, std::span<const std::size_t> source) const {
   ConstValue out{std::move(new_dims), is_float, is_bool, {}, {}};
@@ -268,10 +268,8 @@ Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t r
   if (rank == own_rank) {
     // One permutation from the first order it is held in (an input, or the layer that made it).
     const HeldTensor& source = value.held.front();
-    std::vector<std::size_t> perm;
-    for (std::size_t axis : order)
-      perm.push_back(static_cast<std::size_t>(std::ranges::find(source.order, axis) - source.order.begin()));
-    KILN_ONNX_TRY(slot, permute(source.slot, perm, layout == Layout::Plain ? "to_nchw" : "to_nhwc"));
+    KILN_ONNX_TRY(slot, permute(source.slot, permutation_between(source.order, order),
+                                layout == Layout::Plain ? "to_nchw" : "to_nhwc"));
     value.held.push_back({slot, order});
     return slot;
   }

@@ -48,9 +48,12 @@ std::vector<std::size_t> strides_of(std::span<const std::int64_t> dims);
 /// Channels-last is kiln's layout for convolutions, pooling, batch norm and resize: ONNX's
 /// [N, C, D1, ..., Dk] held as [N, D1, ..., Dk, C].
 std::vector<std::size_t> to_channels_last(std::size_t rank);
-std::vector<std::size_t> from_channels_last(std::size_t rank);
 /// Where ONNX axis `axis` (in [0, rank)) sits in the channels-last order.
 std::size_t channels_last_axis(std::size_t axis, std::size_t rank);
+/// Where `axis` sits in `order` (an axis order: kiln axis k holds ONNX axis order[k]).
+std::size_t position_in(std::span<const std::size_t> order, std::size_t axis);
+/// The Transpose permutation that takes a tensor held in order `from` to order `to`.
+std::vector<std::size_t> permutation_between(std::span<const std::size_t> from, std::span<const std::size_t> to);
 
 /// A kiln tensor holding a value with its axes in `order`: kiln axis k is ONNX axis order[k].
 struct HeldTensor {
