@@ -105,55 +105,66 @@ struct Epilogue {
 
 namespace detail {
 
-/// C[rows x columns] = bias + sum over taps t and channels p of A(row, t)[p] * B[t * channels + p].
+/// C[rows x columns] = bias + sum over taps t and channels p of A(row, t)[p] * B[t * channels + p],
+/// for the first Vectors vectors of a panel (one where the panel's columns fit in one: half the
+/// multiply-adds of a full tile, for layers with 16 or fewer output channels left over).
 /// Each C element is one chain of fused multiply-adds in k order, whatever tile or thread computes it.
-template <std::size_t Rows, class Source>
+template <std::size_t Rows, std::size_t Vectors, class Source>
 void gemm_tile(const Source& a, std::size_t first_row, std::size_t channels, const float* b, const float* bias,
                float* c, std::size_t ldc, std::size_t columns, const Epilogue& epilogue) {
-  Vec acc[Rows][2];
-  const Vec bias0 = Vec::load_aligned(bias), bias1 = Vec::load_aligned(bias + lanes);
+  static_assert(Vectors >= 1 && Vectors * lanes <= gemm_nr, "a tile spans one or two vectors of a panel");
+  Vec acc[Rows][Vectors];
 #pragma GCC unroll 16
-  for (std::size_t r = 0; r < Rows; ++r) acc[r][0] = bias0, acc[r][1] = bias1;
+  for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+    for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = Vec::load_aligned(bias + v * lanes);
   for (std::size_t t = 0; t < a.taps(); ++t) {
     const float* rows[Rows];
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) rows[r] = a.row(first_row + r, t);
     for (std::size_t p = 0; p < channels; ++p, b += gemm_nr) {
-      const Vec b0 = Vec::load_aligned(b), b1 = Vec::load_aligned(b + lanes);
+      Vec bv[Vectors];
+#pragma GCC unroll 2
+      for (std::size_t v = 0; v < Vectors; ++v) bv[v] = Vec::load_aligned(b + v * lanes);
 #pragma GCC unroll 16
       for (std::size_t r = 0; r < Rows; ++r) {
         const Vec ar(rows[r][p]);
-        acc[r][0] = xsimd::fma(ar, b0, acc[r][0]);
-        acc[r][1] = xsimd::fma(ar, b1, acc[r][1]);
+#pragma GCC unroll 2
+        for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = xsimd::fma(ar, bv[v], acc[r][v]);
       }
     }
   }
   const Vec lo(epilogue.min), hi(epilogue.max);
 #pragma GCC unroll 16
-  for (std::size_t r = 0; r < Rows; ++r) {
-    const Vec c0 = xsimd::min(xsimd::max(acc[r][0], lo), hi), c1 = xsimd::min(xsimd::max(acc[r][1], lo), hi);
-    float* out = c + r * ldc;
-    if (columns == gemm_nr) {
-      c0.store_unaligned(out);
-      c1.store_unaligned(out + lanes);
-    } else if (columns > lanes) {
-      c0.store_unaligned(out);
-      store_tail(out + lanes, c1, columns - lanes);
-    } else if (columns == lanes) {
-      c0.store_unaligned(out);
-    } else {
-      store_tail(out, c0, columns);
+  for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+    for (std::size_t v = 0; v < Vectors; ++v) {
+      const Vec clamped = xsimd::min(xsimd::max(acc[r][v], lo), hi);
+      float* out = c + r * ldc + v * lanes;
+      if (columns >= (v + 1) * lanes)
+        clamped.store_unaligned(out);
+      else if (columns > v * lanes)
+        store_tail(out, clamped, columns - v * lanes);
     }
-    apply_activation(epilogue.activation, out, columns);
-  }
+  // One switch on the function per tile; the rows are still in L1.
+  if (epilogue.activation)
+    visit_activation(*epilogue.activation, [&](auto f) {
+      for (std::size_t r = 0; r < Rows; ++r) map(c + r * ldc, c + r * ldc, columns, f);
+    });
 }
 
-template <class Source, std::size_t... Rows>
+/// The tile kernels for 1..gemm_mr rows, spanning Vectors vectors of a panel.
+template <class Source, std::size_t Vectors, std::size_t... Rows>
 constexpr auto tile_kernels(std::index_sequence<Rows...>) {
   using Fn = void (*)(const Source&, std::size_t, std::size_t, const float*, const float*, float*, std::size_t,
                       std::size_t, const Epilogue&);
-  return std::array<Fn, sizeof...(Rows)>{&gemm_tile<Rows + 1, Source>...};
+  return std::array<Fn, sizeof...(Rows)>{&gemm_tile<Rows + 1, Vectors, Source>...};
 }
+
+/// kernels[vectors - 1][rows - 1]: a tile as wide as the panel's columns need, as tall as the rows left.
+template <class Source>
+inline constexpr std::array tile_kernel_table{tile_kernels<Source, 1>(std::make_index_sequence<gemm_mr>{}),
+                                              tile_kernels<Source, 2>(std::make_index_sequence<gemm_mr>{})};
 
 }  // namespace detail
 
@@ -180,8 +191,8 @@ constexpr std::size_t gemm_scratch_floats(std::size_t taps, std::size_t k) {
 template <class Source>
 void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights& b, std::size_t group, float* c,
           std::size_t ldc, const Epilogue& epilogue, std::span<float> scratch) {
-  static constexpr auto kernels = detail::tile_kernels<Source>(std::make_index_sequence<gemm_mr>{});
-  static constexpr auto dense_kernels = detail::tile_kernels<DenseRows>(std::make_index_sequence<gemm_mr>{});
+  static constexpr auto& kernels = detail::tile_kernel_table<Source>;
+  static constexpr auto& dense_kernels = detail::tile_kernel_table<DenseRows>;
   const std::size_t k = b.k(), channels = k / a.taps();
   const bool gather = gemm_gathers(a.taps(), k);
   assert(!gather || scratch.size() >= context.threads() * gemm_scratch_floats(a.taps(), k));
@@ -203,14 +214,15 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
   };
   auto output = [&](std::size_t first_row, std::size_t p) { return c + first_row * ldc + p * gemm_nr; };
   auto columns = [&](std::size_t p) { return std::min(gemm_nr, b.n() - p * gemm_nr); };
+  auto vectors = [&](std::size_t p) { return columns(p) > lanes ? 2 : 1; };
   const std::size_t task_cost = gemm_mr * inner_block * gemm_nr * k;
   if (!gather) {
     context.parallel_for(
         outer * inner_blocks,
         [&](std::size_t task) {
           for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
-            kernels[rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p), output(first_row, p), ldc,
-                              columns(p), epilogue);
+            kernels[vectors(p) - 1][rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p),
+                                              output(first_row, p), ldc, columns(p), epilogue);
           });
         },
         task_cost);
@@ -231,8 +243,8 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
               }
             gathered = first_row;
           }
-          dense_kernels[rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p), output(first_row, p),
-                                  ldc, columns(p), epilogue);
+          dense_kernels[vectors(p) - 1][rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p),
+                                                  output(first_row, p), ldc, columns(p), epilogue);
         });
       },
       task_cost);
