@@ -99,3 +99,30 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d matches RefBackend on odd shapes, strides
     check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w}, 1e-5, 1e-5);
   }
 }
+
+TEMPLATE_LIST_TEST_CASE("Convolution2d 3x3 stride 1 with many channels (Winograd on Neon) matches RefBackend",
+                        "[ops][convolution2d]", accelerated_backends) {
+  struct Case {
+    TensorShape input;
+    std::uint32_t out_channels;
+    ops::Convolution2d::Params params;
+  };
+  const Case cases[] = {
+      {{1, 7, 9, 16}, 16, {.padding = {1, 1, 1, 1}}},                             // odd sizes: half tiles
+      {{2, 6, 5, 17}, 19, {}},                                                    // no padding, batch 2, tails
+      {{1, 8, 11, 33}, 40, {.padding = {0, 2, 1, 0}, .activation = ops::Activation::relu6()}},
+      {{1, 30, 30, 16}, 24, {.padding = {1, 1, 1, 1}}},                           // several blocks of tiles
+      {{1, 5, 5, 256},
+       37,
+       {.padding = {1, 1, 1, 1}, .activation = ops::Activation::Params{ops::ActivationFunction::HardSwish}}},
+  };
+  for (const Case& c : cases) {
+    INFO("input " << c.input.to_string() << ", " << c.out_channels << " outputs");
+    auto x = random_f32(c.input, c.out_channels, -2, 2);
+    auto w = random_f32({c.out_channels, 3, 3, c.input[3]}, 3).as_constant();
+    auto b = random_f32({c.out_channels}, 5).as_constant();
+    // The transforms round differently from a direct sum: allow 1e-7 of the largest possible sum
+    // of |x w| over a window (9 x channels x 2 x 1), under two units in its last place.
+    check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w, b}, 1e-5, 1e-7 * 9 * c.input[3] * 2);
+  }
+}

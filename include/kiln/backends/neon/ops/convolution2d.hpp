@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon Convolution2d: GEMM on packed weights; 1x1 reads the input directly, k x k through an indirection table.
+// Neon Convolution2d: GEMM on packed weights; 1x1 reads the input directly, k x k through an indirection
+// table, 3x3 stride 1 by Winograd F(2x2, 3x3).
 #pragma once
 
 #include <cstddef>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "kiln/backends/neon/simd/gemm.hpp"
+#include "kiln/backends/neon/simd/winograd.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
@@ -59,13 +61,20 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
   }
 
   explicit Kernel(const WorkloadInfo<ops::Convolution2d>& info)
-      : Float32Kernel(info), input_shape_(info.inputs[0].shape), epilogue_(Epilogue::from(params_.activation)) {
+      : Float32Kernel(info),
+        input_shape_(info.inputs[0].shape),
+        output_shape_(info.outputs[0].shape),
+        epilogue_(Epilogue::from(params_.activation)) {
     const TensorShape& xs = info.inputs[0].shape;
     const TensorShape& ws = info.inputs[1].shape;
     const std::uint32_t groups = params_.groups;
-    weights_ = PackedWeights(static_cast<const float*>(info.constants[1]),
-                             info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr, groups,
-                             ws[0] / groups, std::size_t{ws[1]} * ws[2] * ws[3]);
+    const auto* weights = static_cast<const float*>(info.constants[1]);
+    const auto* bias = info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr;
+    if (Winograd3x3::suits(ws, params_)) {
+      winograd_ = Winograd3x3(weights, bias, ws[0], ws[3]);
+      return;
+    }
+    weights_ = PackedWeights(weights, bias, groups, ws[0] / groups, std::size_t{ws[1]} * ws[2] * ws[3]);
     const bool pointwise =
         ws[1] == 1 && ws[2] == 1 && params_.stride == ops::Size2d{1, 1} && params_.padding == ops::Padding2d{};
     if (pointwise) return;
@@ -80,6 +89,7 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
   }
 
   ScratchSize scratch(const Context& context) const {
+    if (winograd_) return {winograd_->scratch_floats(output_shape_, context.threads()) * sizeof(float), alignof(Vec)};
     return {(edge_floats() + context.threads() * gemm_scratch_floats(taps(), weights_.k())) * sizeof(float),
             alignof(Vec)};
   }
@@ -91,6 +101,9 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
     const std::size_t pixels = std::size_t{ys[0]} * ys[1] * ys[2];
     const std::size_t group_in = xs[3] / params_.groups, group_out = weights_.n();
     const std::span<float> floats_of_scratch(reinterpret_cast<float*>(scratch.data()), scratch.size() / sizeof(float));
+    if (winograd_)
+      return winograd_->run(context, floats(in[0]), xs, floats(out[0]), ys, params_.padding, epilogue_,
+                            floats_of_scratch);
     const std::span<float> edges = floats_of_scratch.first(edge_floats()),
                            tiles = floats_of_scratch.subspan(edge_floats());
     for (std::size_t g = 0; g < params_.groups; ++g) {
@@ -183,7 +196,8 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
     return row_taps_.window > 0 ? (row_taps_.edge_floats(input_shape_) + 15) / 16 * 16 : 0;
   }
 
-  TensorShape input_shape_;
+  TensorShape input_shape_, output_shape_;
+  std::optional<Winograd3x3> winograd_;  // 3x3 stride 1 with enough channels; weights_ otherwise
   PackedWeights weights_;
   Epilogue epilogue_;
   RowTaps row_taps_;

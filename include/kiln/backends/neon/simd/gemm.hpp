@@ -32,30 +32,28 @@ inline constexpr std::size_t gemm_mr = lanes >= 16 ? 14 : 6;
 class PackedWeights {
  public:
   PackedWeights() = default;
-  /// weights[(g * n + j) * k + p] is B[p][j] of group g (OHWI convolution weights and [N, K]
-  /// fully-connected weights both read this way); bias may be null.
-  PackedWeights(const float* weights, const float* bias, std::size_t groups, std::size_t n, std::size_t k)
+  /// Zeros for `groups` groups of n columns of k values; fill with set_column.
+  PackedWeights(std::size_t groups, std::size_t n, std::size_t k)
       : n_(n),
         k_(k),
         panels_((n + gemm_nr - 1) / gemm_nr),
         data_(groups * panels_ * k * 2),
-        bias_(groups * panels_ * 2) {
-    float* packed = floats(data_);
-    float* packed_bias = floats(bias_);
+        bias_(groups * panels_ * 2) {}
+  /// weights[(g * n + j) * k + p] is B[p][j] of group g (OHWI convolution weights and [N, K]
+  /// fully-connected weights both read this way); bias may be null.
+  PackedWeights(const float* weights, const float* bias, std::size_t groups, std::size_t n, std::size_t k)
+      : PackedWeights(groups, n, k) {
+    // Column by column: reads stream through the weights, writes stay in one panel.
     for (std::size_t g = 0; g < groups; ++g)
-      for (std::size_t panel = 0; panel < panels_; ++panel) {
-        float* dst = packed + (g * panels_ + panel) * k * gemm_nr;
-        // Column by column: reads stream through the weights, writes stay in one panel.
-        for (std::size_t j = 0; j < gemm_nr; ++j) {
-          const std::size_t column = panel * gemm_nr + j;
-          for (std::size_t p = 0; p < k; ++p)
-            dst[p * gemm_nr + j] = column < n ? weights[(g * n + column) * k + p] : 0.0f;
-        }
-        for (std::size_t j = 0; j < gemm_nr; ++j) {
-          const std::size_t column = panel * gemm_nr + j;
-          packed_bias[(g * panels_ + panel) * gemm_nr + j] = bias && column < n ? bias[g * n + column] : 0.0f;
-        }
-      }
+      for (std::size_t column = 0; column < n; ++column)
+        set_column(g, column, weights + (g * n + column) * k, bias ? bias[g * n + column] : 0.0f);
+  }
+
+  /// Column j of group g's B: k values, and its bias.
+  void set_column(std::size_t group, std::size_t j, const float* values, float bias) {
+    float* dst = floats(data_) + (group * panels_ + j / gemm_nr) * k_ * gemm_nr + j % gemm_nr;
+    for (std::size_t p = 0; p < k_; ++p) dst[p * gemm_nr] = values[p];
+    floats(bias_)[(group * panels_ + j / gemm_nr) * gemm_nr + j % gemm_nr] = bias;
   }
 
   std::size_t n() const noexcept { return n_; }
@@ -68,11 +66,25 @@ class PackedWeights {
 
  private:
   std::size_t n_ = 0, k_ = 0, panels_ = 0;
+  /// Leaves the vectors uninitialised: every packed value is written once, and zeroing tens of
+  /// megabytes first was a second pass over them at load.
+  template <class T>
+  struct uninitialized_allocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+      using other = uninitialized_allocator<U>;
+    };
+    template <class U>
+    void construct(U* p) noexcept {
+      ::new (static_cast<void*>(p)) U;
+    }
+  };
+  using Storage = std::vector<Vec, uninitialized_allocator<Vec>>;
   // Stored as vectors (two per panel row) for their alignment; xsimd's aligned_allocator would
   // throw, which firmware builds with -fno-exceptions cannot compile.
-  static float* floats(std::vector<Vec>& v) { return reinterpret_cast<float*>(v.data()); }
-  static const float* floats(const std::vector<Vec>& v) { return reinterpret_cast<const float*>(v.data()); }
-  std::vector<Vec> data_, bias_;
+  static float* floats(Storage& v) { return reinterpret_cast<float*>(v.data()); }
+  static const float* floats(const Storage& v) { return reinterpret_cast<const float*>(v.data()); }
+  Storage data_, bias_;
 };
 
 /// A rows of a plain row-major matrix: row m starts at a + m * lda; one tap of K values.
@@ -167,6 +179,21 @@ inline constexpr std::array tile_kernel_table{tile_kernels<Source, 1>(std::make_
                                               tile_kernels<Source, 2>(std::make_index_sequence<gemm_mr>{})};
 
 }  // namespace detail
+
+/// C[m x n] = A[m x K] B for one group of packed weights, on the calling thread: for kernels that
+/// split their work over threads themselves and multiply a block that stays in cache. Panels
+/// outside, so that each passes through L1 once while A's rows stay in L2.
+inline void gemm_on_this_thread(const DenseRows& a, std::size_t m, const PackedWeights& b, std::size_t group, float* c,
+                                std::size_t ldc, const Epilogue& epilogue) {
+  static constexpr auto& kernels = detail::tile_kernel_table<DenseRows>;
+  for (std::size_t p = 0; p < b.panels(); ++p) {
+    const std::size_t columns = std::min(gemm_nr, b.n() - p * gemm_nr);
+    for (std::size_t first_row = 0; first_row < m; first_row += gemm_mr)
+      kernels[columns > lanes ? 1 : 0][std::min(gemm_mr, m - first_row) - 1](
+          a, first_row, b.k(), b.panel(group, p), b.bias(group, p), c + first_row * ldc + p * gemm_nr, ldc, columns,
+          epilogue);
+  }
+}
 
 /// Taps with fewer channels than this are gathered into a dense tile (up to gather_max_k values a row).
 inline constexpr std::size_t min_tap_channels = 8, gather_max_k = 1024;

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+// 3x3 stride-1 convolution by Winograd's F(2x2, 3x3): 16 multiplies per 2x2 output tile and
+// channel pair instead of 36, in cache-sized blocks of tiles.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <span>
+#include <vector>
+
+#include "kiln/backends/neon/simd/gemm.hpp"
+
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
+
+/// Convolution with a 3x3 kernel, stride 1 and no dilation over NHWC input (Lavin and Gray, "Fast
+/// Algorithms for Convolutional Neural Networks", 2015). Each 4x4 input patch d becomes
+/// V = Bᵀ d B and each 3x3 kernel g becomes U = G g Gᵀ (once, at load); the 16 points of the
+/// transformed tiles are 16 independent GEMMs over the channels, M = V U, and each output tile is
+/// Aᵀ M A. Blocks of tiles are transformed, multiplied and written back while they stay in L2.
+///
+/// Deviation from Ref: the sums run in another order and through the transforms, so results
+/// differ from RefBackend's by rounding — a few units in the last place of the largest term
+/// (tests/ops/test_convolution2d.cpp bounds it). F(2x2, 3x3)'s transforms have no factor larger
+/// than 1, which is why it is used rather than F(4x4, 3x3), whose error grows tenfold.
+class Winograd3x3 {
+ public:
+  /// Whether the transforms pay for a convolution of this shape: enough channels on both sides
+  /// that the 16 GEMMs dominate the transforms.
+  static bool suits(const TensorShape& weights, const ops::Convolution2d::Params& p) {
+    return weights[1] == 3 && weights[2] == 3 && p.stride == ops::Size2d{1, 1} && p.dilation == ops::Size2d{1, 1} &&
+           p.groups == 1 && weights[0] >= min_channels && weights[3] >= min_channels;
+  }
+
+  Winograd3x3() = default;
+  /// weights: OHWI [out, 3, 3, in]; bias: `out` floats or null.
+  Winograd3x3(const float* weights, const float* bias, std::size_t out, std::size_t in)
+      : in_(in), out_(out), bias_((out + lanes - 1) / lanes * lanes, 0.0f) {
+    // U = G g Gᵀ with G's rows (1, 0, 0), (½, ½, ½), (½, -½, ½), (0, 0, 1), one output channel at
+    // a time; channels innermost, so that the loop runs over contiguous weights.
+    u_ = PackedWeights(points, out, in);
+    std::vector<float> u(points * in);  // point p of channel c at u[p * in + c]
+    for (std::size_t o = 0; o < out; ++o) {
+      const float* g = weights + o * 9 * in;  // tap (ky, kx) of channel c at g[(ky * 3 + kx) * in + c]
+      for (std::size_t c = 0; c < in; ++c) {
+        float gg[4][3];  // G g
+        for (std::size_t kx = 0; kx < 3; ++kx) {
+          const float g0 = g[kx * in + c], g1 = g[(3 + kx) * in + c], g2 = g[(6 + kx) * in + c];
+          gg[0][kx] = g0, gg[1][kx] = 0.5f * (g0 + g1 + g2), gg[2][kx] = 0.5f * (g0 - g1 + g2), gg[3][kx] = g2;
+        }
+        for (std::size_t i = 0; i < 4; ++i) {
+          float* row = u.data() + i * 4 * in + c;
+          row[0] = gg[i][0];
+          row[in] = 0.5f * (gg[i][0] + gg[i][1] + gg[i][2]);
+          row[2 * in] = 0.5f * (gg[i][0] - gg[i][1] + gg[i][2]);
+          row[3 * in] = gg[i][2];
+        }
+      }
+      for (std::size_t point = 0; point < points; ++point) u_.set_column(point, o, u.data() + point * in, 0.0f);
+    }
+    if (bias) std::copy_n(bias, out, bias_.begin());
+  }
+
+  /// Floats of scratch for an output of shape `y` on `threads` threads.
+  std::size_t scratch_floats(const TensorShape& y, unsigned threads) const {
+    return threads * block_floats(block_tiles(tile_count(y), threads));
+  }
+
+  /// y = conv(x) + bias, then the epilogue, with padding `pad`; `scratch` as scratch_floats says.
+  void run(Context& context, const float* x, const TensorShape& xs, float* y, const TensorShape& ys,
+           const ops::Padding2d& pad, const Epilogue& epilogue, std::span<float> scratch) const {
+    const std::size_t tiles = tile_count(ys), block = block_tiles(tiles, context.threads());
+    const std::size_t blocks = (tiles + block - 1) / block;
+    context.parallel_for(
+        blocks,
+        [&](std::size_t b, unsigned thread) {
+          float* v = scratch.data() + thread * block_floats(block);
+          float* m = v + points * block * in_;
+          const std::size_t first = b * block, count = std::min(block, tiles - first);
+          for (std::size_t t = 0; t < count; ++t) transform_input(x, xs, ys, pad, first + t, v + t * in_, block);
+          for (std::size_t point = 0; point < points; ++point)
+            gemm_on_this_thread(DenseRows{v + point * block * in_, in_}, count, u_, point, m + point * block * out_,
+                                out_, Epilogue{});
+          auto write = [&](auto activation) {
+            for (std::size_t t = 0; t < count; ++t)
+              transform_output(m + t * out_, block, ys, first + t, y, epilogue, activation);
+          };
+          if (epilogue.activation)
+            visit_activation(*epilogue.activation, write);
+          else
+            write([](Vec value) { return value; });
+        },
+        block * points * in_ * out_);
+  }
+
+ private:
+  static constexpr std::size_t points = 16;  // a 4x4 transformed tile
+  static constexpr std::uint32_t min_channels = 16;
+
+  static std::size_t tile_count(const TensorShape& y) {
+    return std::size_t{y[0]} * ((y[1] + 1) / 2) * ((y[2] + 1) / 2);
+  }
+  /// Tiles per block: what keeps a block's V and M within half of a 1 MiB L2, in whole GEMM row
+  /// tiles, but no more than gives each thread a block.
+  std::size_t block_tiles(std::size_t tiles, unsigned threads) const {
+    const std::size_t budget = (std::size_t{128} << 10) / (points * (in_ + out_));
+    const std::size_t fits = std::max<std::size_t>(1, budget / gemm_mr) * gemm_mr;
+    const std::size_t per_thread = (tiles + threads - 1) / threads;
+    return std::max<std::size_t>(1, std::min(fits, (per_thread + gemm_mr - 1) / gemm_mr * gemm_mr));
+  }
+  /// One thread's V and M for a block, in whole cache lines, and a vector more: the output
+  /// transform reads whole vectors of M's last row.
+  std::size_t block_floats(std::size_t block) const { return (points * block * (in_ + out_) + lanes + 15) / 16 * 16; }
+
+  /// V = Bᵀ d B for tile `tile` (batch, tile row, tile column in row-major order), every channel;
+  /// point p of it at v[p * stride * in_].
+  void transform_input(const float* x, const TensorShape& xs, const TensorShape& ys, const ops::Padding2d& pad,
+                       std::size_t tile, float* v, std::size_t stride) const {
+    const std::size_t tiles_x = (ys[2] + 1) / 2, tiles_y = (ys[1] + 1) / 2;
+    const std::ptrdiff_t n = tile / (tiles_x * tiles_y), ty = tile / tiles_x % tiles_y, tx = tile % tiles_x;
+    const std::ptrdiff_t y0 = 2 * ty - pad.top, x0 = 2 * tx - pad.left;
+    std::array<const float*, 16> at{};  // each patch element's input pixel, or null outside the input
+    for (std::ptrdiff_t i = 0; i < 4; ++i)
+      for (std::ptrdiff_t j = 0; j < 4; ++j) {
+        const std::ptrdiff_t iy = y0 + i, ix = x0 + j;
+        if (iy >= 0 && iy < xs[1] && ix >= 0 && ix < xs[2]) at[i * 4 + j] = x + ((n * xs[1] + iy) * xs[2] + ix) * in_;
+      }
+    for (std::size_t c = 0; c < in_; c += lanes) {
+      const std::size_t count = std::min(lanes, in_ - c);
+      auto load = [&](std::size_t e) {
+        if (at[e] == nullptr) return Vec(0.0f);
+        return count == lanes ? Vec::load_unaligned(at[e] + c) : load_tail(at[e] + c, count);
+      };
+      Vec t[4][4];  // Bᵀ d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3
+      for (std::size_t j = 0; j < 4; ++j) {
+        const Vec d0 = load(j), d1 = load(4 + j), d2 = load(8 + j), d3 = load(12 + j);
+        t[0][j] = d0 - d2, t[1][j] = d1 + d2, t[2][j] = d2 - d1, t[3][j] = d1 - d3;
+      }
+      for (std::size_t i = 0; i < 4; ++i) {  // (Bᵀ d) B: the same combinations of columns
+        const Vec row[4] = {t[i][0] - t[i][2], t[i][1] + t[i][2], t[i][2] - t[i][1], t[i][1] - t[i][3]};
+        for (std::size_t j = 0; j < 4; ++j) {
+          float* to = v + (i * 4 + j) * stride * in_ + c;
+          if (count == lanes)
+            row[j].store_unaligned(to);
+          else
+            store_tail(to, row[j], count);
+        }
+      }
+    }
+  }
+
+  /// y's 2x2 pixels of tile `tile` = Aᵀ M A + bias, clamped and activated; point p of M at
+  /// m[p * stride * out_]. Pixels past the output's edge are not written.
+  template <class Activation>
+  void transform_output(const float* m, std::size_t stride, const TensorShape& ys, std::size_t tile, float* y,
+                        const Epilogue& epilogue, Activation activation) const {
+    const std::size_t tiles_x = (ys[2] + 1) / 2, tiles_y = (ys[1] + 1) / 2;
+    const std::size_t n = tile / (tiles_x * tiles_y), oy = 2 * (tile / tiles_x % tiles_y), ox = 2 * (tile % tiles_x);
+    const bool second_row = oy + 1 < ys[1], second_column = ox + 1 < ys[2];
+    float* out = y + ((n * ys[1] + oy) * ys[2] + ox) * out_;
+    const std::size_t row_stride = std::size_t{ys[2]} * out_;
+    const Vec lo(epilogue.min), hi(epilogue.max);
+    for (std::size_t c = 0; c < out_; c += lanes) {
+      const std::size_t count = std::min(lanes, out_ - c);
+      auto load = [&](std::size_t point) { return Vec::load_unaligned(m + point * stride * out_ + c); };
+      Vec s[2][4];  // Aᵀ M: rows m0 + m1 + m2, m1 - m2 - m3
+      for (std::size_t j = 0; j < 4; ++j) {
+        const Vec m0 = load(j), m1 = load(4 + j), m2 = load(8 + j), m3 = load(12 + j);
+        s[0][j] = m0 + m1 + m2, s[1][j] = m1 - m2 - m3;
+      }
+      const Vec bias = Vec::load_unaligned(&bias_[c]);
+      auto store = [&](float* to, Vec value) {
+        value = activation(xsimd::min(xsimd::max(value + bias, lo), hi));
+        if (count == lanes)
+          value.store_unaligned(to + c);
+        else
+          store_tail(to + c, value, count);
+      };
+      for (std::size_t i = 0; i < (second_row ? 2 : 1); ++i) {
+        store(out + i * row_stride, s[i][0] + s[i][1] + s[i][2]);
+        if (second_column) store(out + i * row_stride + out_, s[i][1] - s[i][2] - s[i][3]);
+      }
+    }
+  }
+
+  std::size_t in_ = 0, out_ = 0;
+  PackedWeights u_;
+  std::vector<float> bias_;  // padded to whole vectors
+};
+
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon
