@@ -108,10 +108,10 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d 3x3 stride 1 with many channels (Winograd
     ops::Convolution2d::Params params;
   };
   const Case cases[] = {
-      {{1, 7, 9, 16}, 16, {.padding = {1, 1, 1, 1}}},                             // odd sizes: half tiles
-      {{2, 6, 5, 17}, 19, {}},                                                    // no padding, batch 2, tails
+      {{1, 7, 9, 16}, 16, {.padding = {1, 1, 1, 1}}},  // odd sizes: half tiles
+      {{2, 6, 5, 17}, 19, {}},                         // no padding, batch 2, tails
       {{1, 8, 11, 33}, 40, {.padding = {0, 2, 1, 0}, .activation = ops::Activation::relu6()}},
-      {{1, 30, 30, 16}, 24, {.padding = {1, 1, 1, 1}}},                           // several blocks of tiles
+      {{1, 30, 30, 16}, 24, {.padding = {1, 1, 1, 1}}},  // several blocks of tiles
       {{1, 5, 5, 256},
        37,
        {.padding = {1, 1, 1, 1}, .activation = ops::Activation::Params{ops::ActivationFunction::HardSwish}}},
