@@ -22,37 +22,6 @@ KILN_INLINE Status check_capabilities(const BackendDescription& backend, const L
   return Status::ok();
 }
 
-/// For a load that was given the network: how many reads of each Constant layer are still to be
-/// made into steps, and whether a step made so far reads it at run time. A constant that no step
-/// will read again is released at once, so that its packed copies and it are not all held.
-class ConstantReads {
- public:
-  ConstantReads(const Network& network, Network* consumed) : network_(network), consumed_(consumed) {
-    if (consumed_ == nullptr) return;
-    pending_.assign(network.num_layers(), 0);
-    read_at_run_.assign(network.num_layers(), false);
-    for (LayerId id : network.execution_order())
-      for (const auto& input : network.layer(id).inputs)
-        if (network.layer(input->layer).is<ops::Constant>()) ++pending_[input->layer];
-  }
-
-  void made(const Layer& layer, const Step& step) {
-    if (consumed_ == nullptr) return;
-    for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
-      const LayerId from = layer.inputs[i]->layer;
-      if (!network_.layer(from).is<ops::Constant>()) continue;
-      if (step.reads_at_run(i)) read_at_run_[from] = true;
-      if (--pending_[from] == 0 && !read_at_run_[from]) consumed_->release_constant_data(from);
-    }
-  }
-
- private:
-  const Network& network_;
-  Network* consumed_;
-  std::vector<std::uint32_t> pending_;
-  std::vector<bool> read_at_run_;
-};
-
 KILN_INLINE Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const OptimizedGraph& graph,
                                                                          const PackDescription& pack,
                                                                          std::span<void* const> contexts,
@@ -100,7 +69,7 @@ KILN_INLINE Expected<std::shared_ptr<LoadedNetwork>> LoadedNetwork::load(const O
     layout.steps.push_back(std::move(step));
   }
 
-  if (auto status = layout.tensors.load_constants(network, layout.steps, allocator); !status) return status;
+  if (auto status = layout.tensors.load_constants(network, reads, allocator); !status) return status;
   const LoadOptions& chosen = loaded->options_;
   if (chosen.import_inputs || chosen.export_outputs) loaded->zero_copy_.find_views(layout);
   if (auto status = layout.tensors.plan(network, chosen.memory_planner); !status) return status;

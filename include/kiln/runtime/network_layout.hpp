@@ -61,6 +61,40 @@ struct NetworkLayout {
   }
 };
 
+/// Which Constant layers a step made so far reads at run time (the others were copied into the
+/// workloads that read them, packed weights), and, for a load that was given the network, how
+/// many reads of each are still to be made into steps: a constant that no step will read again
+/// is released at once, so that its packed copies and it are not all held.
+class ConstantReads {
+ public:
+  ConstantReads(const Network& network, Network* consumed)
+      : network_(network), consumed_(consumed), read_at_run_(network.num_layers(), false) {
+    if (consumed_ == nullptr) return;
+    pending_.assign(network.num_layers(), 0);
+    for (LayerId id : network.execution_order())
+      for (const auto& input : network.layer(id).inputs)
+        if (network.layer(input->layer).is<ops::Constant>()) ++pending_[input->layer];
+  }
+
+  void made(const Layer& layer, const Step& step) {
+    for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+      const LayerId from = layer.inputs[i]->layer;
+      if (!network_.layer(from).is<ops::Constant>()) continue;
+      if (step.reads_at_run(i)) read_at_run_[from] = true;
+      if (consumed_ != nullptr && --pending_[from] == 0 && !read_at_run_[from]) consumed_->release_constant_data(from);
+    }
+  }
+
+  /// Whether a step reads Constant layer `id` at run time; final once every step is made.
+  bool read_at_run(LayerId id) const { return read_at_run_[id]; }
+
+ private:
+  const Network& network_;
+  Network* consumed_;
+  std::vector<std::uint32_t> pending_;
+  std::vector<bool> read_at_run_;
+};
+
 }  // namespace kiln::detail
 
 // TensorTable's definitions need Step, so they come with this header.

@@ -61,6 +61,7 @@ struct WorkingMemory {
 };
 
 struct Step;
+class ConstantReads;
 
 /// Marks a step without scratch.
 inline constexpr std::size_t no_scratch = static_cast<std::size_t>(-1);
@@ -72,10 +73,10 @@ class TensorTable {
   /// Slots for the outputs of every executed layer. Constant layers never occupy an arena: see
   /// load_constants.
   void add_outputs(const Network& network, std::size_t alignment);
-  /// Copies the data of the constants that `steps` read at run time into aligned storage. A
+  /// Copies the data of the constants some step reads at run time into aligned storage. A
   /// constant only read by workloads that copied it when they were created (packed weights) is
   /// not kept a second time.
-  Status load_constants(const Network& network, std::span<const Step> steps, const ErasedAllocator& allocator);
+  Status load_constants(const Network& network, const ConstantReads& reads, const ErasedAllocator& allocator);
 
   std::size_t slot_of(OutputSlot output) const { return slot_of_[output.layer][output.index]; }
   const TensorSlot& operator[](std::size_t slot) const { return slots_[slot]; }

@@ -24,14 +24,10 @@ KILN_INLINE void TensorTable::add_outputs(const Network& network, std::size_t al
   }
 }
 
-KILN_INLINE Status TensorTable::load_constants(const Network& network, std::span<const Step> steps,
+KILN_INLINE Status TensorTable::load_constants(const Network& network, const ConstantReads& reads,
                                                const ErasedAllocator& allocator) {
-  std::vector<bool> read_at_run(slots_.size(), false);
-  for (const Step& step : steps)
-    for (std::size_t i = 0; i < step.inputs.size(); ++i)
-      if (step.reads_at_run(i)) read_at_run[step.inputs[i]] = true;
   for (const auto& [id, slot] : constant_slots_) {
-    if (!read_at_run[slot]) {
+    if (!reads.read_at_run(id)) {
       summary_.constant_bytes_in_workloads += slots_[slot].info.num_bytes();
       continue;
     }

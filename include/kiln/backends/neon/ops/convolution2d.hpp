@@ -98,12 +98,12 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
            std::span<std::byte> scratch) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
-    const std::size_t pixels = std::size_t{ys[0]} * ys[1] * ys[2];
-    const std::size_t group_in = xs[3] / params_.groups, group_out = weights_.n();
     const std::span<float> floats_of_scratch(reinterpret_cast<float*>(scratch.data()), scratch.size() / sizeof(float));
     if (winograd_)
       return winograd_->run(context, floats(in[0]), xs, floats(out[0]), ys, params_.padding, epilogue_,
                             floats_of_scratch);
+    const std::size_t pixels = std::size_t{ys[0]} * ys[1] * ys[2];
+    const std::size_t group_in = xs[3] / params_.groups, group_out = weights_.n();
     const std::span<float> edges = floats_of_scratch.first(edge_floats()),
                            tiles = floats_of_scratch.subspan(edge_floats());
     for (std::size_t g = 0; g < params_.groups; ++g) {

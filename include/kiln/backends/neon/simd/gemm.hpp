@@ -32,13 +32,22 @@ inline constexpr std::size_t gemm_mr = lanes >= 16 ? 14 : 6;
 class PackedWeights {
  public:
   PackedWeights() = default;
-  /// Zeros for `groups` groups of n columns of k values; fill with set_column.
+  /// Room for `groups` groups of n columns of k values, to be filled with set_column; the
+  /// padding past column n, which the micro-kernel multiplies but never stores, and the bias are
+  /// zero.
   PackedWeights(std::size_t groups, std::size_t n, std::size_t k)
       : n_(n),
         k_(k),
         panels_((n + gemm_nr - 1) / gemm_nr),
         data_(groups * panels_ * k * 2),
-        bias_(groups * panels_ * 2) {}
+        bias_(groups * panels_ * 2, Vec(0.0f)) {
+    if (n % gemm_nr == 0) return;
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::size_t p = 0; p < k; ++p) {
+        float* row = floats(data_) + ((g * panels_ + panels_ - 1) * k + p) * gemm_nr;
+        std::fill(row + n % gemm_nr, row + gemm_nr, 0.0f);
+      }
+  }
   /// weights[(g * n + j) * k + p] is B[p][j] of group g (OHWI convolution weights and [N, K]
   /// fully-connected weights both read this way); bias may be null.
   PackedWeights(const float* weights, const float* bias, std::size_t groups, std::size_t n, std::size_t k)
