@@ -12,12 +12,7 @@ namespace {
 // then permuted by `perm`.
 Expected<OutputSlot> permuted_weights(Importer& im, Value& w, std::vector<std::int64_t> dims4,
                                       std::span<const std::size_t> perm) {
-  if (w.constant) {
-    std::vector<std::int64_t> out_dims;
-    for (std::size_t d : perm) out_dims.push_back(dims4[d]);
-    ConstValue permuted = w.constant->transposed(dims4, perm, out_dims);
-    return im.add_constant(permuted, w.type, "weights");
-  }
+  if (w.constant) return im.add_constant(*w.constant, dims4, perm, w.type, "weights");
   KILN_ONNX_TRY(slot, im.plain(w));
   OutputSlot source = slot;
   if (w.dims.size() == 3) {

@@ -9,16 +9,17 @@ namespace {
 // Constant B [K, N] (or [N, K] when already transposed) as FullyConnected weights [N, K], times `scale`.
 OutputSlot dense_weights(Importer& im, const Value& b, bool transposed, float scale) {
   const ConstValue& value = *b.constant;
-  ConstValue weights =
-      transposed ? value : value.transposed(value.dims, std::vector<std::size_t>{1, 0}, {value.dims[1], value.dims[0]});
-  if (scale != 1.0f) {
-    if (!weights.is_float) {
-      for (std::int64_t v : weights.ints) weights.floats.push_back(static_cast<float>(v));
-      weights.ints.clear();
-      weights.is_float = true;
-    }
-    for (float& v : weights.floats) v *= scale;
+  constexpr std::size_t swap_axes[] = {1, 0};
+  if (scale == 1.0f)  // weights, mostly: copied into the layer once
+    return transposed ? im.add_constant(value, b.type, "weights")
+                      : im.add_constant(value, value.dims, swap_axes, b.type, "weights");
+  ConstValue weights = transposed ? value : value.transposed(value.dims, swap_axes, {value.dims[1], value.dims[0]});
+  if (!weights.is_float) {
+    for (std::int64_t v : weights.ints) weights.floats.push_back(static_cast<float>(v));
+    weights.ints.clear();
+    weights.is_float = true;
   }
+  for (float& v : weights.floats) v *= scale;
   return im.add_constant(weights, b.type, "weights");
 }
 

@@ -55,28 +55,43 @@ ConstValue ConstValue::gathered(std::vector<std::int64_t> new_dims, std::span<co
 }
 
 namespace {
+// Writes `values` seen as `dims`, transposed by `perm`, to out[0, element count). The innermost
+// output axis runs as a strided loop and the others odometer-wise, with no table of indices.
 template <class T>
-std::vector<T> transpose_values(const std::vector<T>& values, std::span<const std::int64_t> dims,
-                                std::span<const std::size_t> perm) {
+void transpose_into(const T* values, std::span<const std::int64_t> dims, std::span<const std::size_t> perm, T* out) {
+  const std::size_t rank = perm.size(), count = element_count(dims);
+  if (count == 0) return;
+  if (rank == 0) {
+    out[0] = values[0];
+    return;
+  }
   const auto in_strides = strides_of(dims);
-  std::vector<std::int64_t> out_dims(perm.size());
-  std::vector<std::size_t> strides(perm.size());  // the source stride of each output dimension
-  for (std::size_t d = 0; d < perm.size(); ++d) {
+  std::vector<std::int64_t> out_dims(rank);
+  std::vector<std::size_t> strides(rank);  // the source stride of each output dimension
+  for (std::size_t d = 0; d < rank; ++d) {
     out_dims[d] = dims[perm[d]];
     strides[d] = in_strides[perm[d]];
   }
-  std::vector<T> out(values.size());
-  std::vector<std::int64_t> index(perm.size(), 0);
+  const auto inner = static_cast<std::size_t>(out_dims[rank - 1]);
+  const std::size_t inner_stride = strides[rank - 1];
+  std::vector<std::int64_t> index(rank, 0);
   std::size_t source = 0;
-  for (T& value : out) {
-    value = values[source];
-    for (std::size_t d = perm.size(); d-- > 0;) {  // next index, odometer-wise, moving `source` along
+  for (std::size_t written = 0; written < count; written += inner) {
+    for (std::size_t i = 0; i < inner; ++i) *out++ = values[source + i * inner_stride];
+    for (std::size_t d = rank - 1; d-- > 0;) {  // next outer index, moving `source` along
       source += strides[d];
       if (++index[d] < out_dims[d]) break;
       source -= static_cast<std::size_t>(out_dims[d]) * strides[d];
       index[d] = 0;
     }
   }
+}
+
+template <class T>
+std::vector<T> transpose_values(const std::vector<T>& values, std::span<const std::int64_t> dims,
+                                std::span<const std::size_t> perm) {
+  std::vector<T> out(values.size());
+  transpose_into(values.data(), dims, perm, out.data());
   return out;
 }
 }  // namespace
@@ -190,13 +205,6 @@ std::optional<std::string> Importer::attr_string(std::string_view name) const {
 
 // ---- values and layouts
 
-std::vector<std::int64_t> Importer::layout_dims(std::span<const std::int64_t> dims, Layout layout) {
-  if (layout == Layout::Plain) return {dims.begin(), dims.end()};
-  std::vector<std::int64_t> out;
-  for (std::size_t d : to_channels_last(dims.size())) out.push_back(dims[d]);
-  return out;
-}
-
 std::vector<std::size_t> layout_order(Layout layout, std::size_t rank) {
   if (layout == Layout::ChannelsLast) return to_channels_last(rank);
   std::vector<std::size_t> order(rank);
@@ -218,8 +226,6 @@ Layout Importer::preferred_layout(const Value& value) {
 }
 
 OutputSlot Importer::add_constant(const ConstValue& constant, DataType type, std::string_view suffix) {
-  const auto dims = *to_dims(constant.dims);
-  const TensorInfo info{TensorShape(std::span<const std::uint32_t>(dims)), type};
   std::vector<std::byte> bytes(constant.size() * size_of(type));
   if (type == DataType::Float32 && constant.is_float) {
     if (!bytes.empty()) std::memcpy(bytes.data(), constant.floats.data(), bytes.size());
@@ -236,6 +242,25 @@ OutputSlot Importer::add_constant(const ConstValue& constant, DataType type, std
       std::memcpy(bytes.data() + i * sizeof value, &value, sizeof value);
     }
   }
+  return adopt_constant(constant.dims, type, std::move(bytes), suffix);
+}
+
+OutputSlot Importer::add_constant(const ConstValue& constant, std::span<const std::int64_t> dims,
+                                  std::span<const std::size_t> perm, DataType type, std::string_view suffix) {
+  std::vector<std::int64_t> new_dims;
+  for (std::size_t d : perm) new_dims.push_back(dims[d]);
+  if (type != DataType::Float32 || !constant.is_float)
+    return add_constant(constant.transposed(dims, perm, new_dims), type, suffix);
+  // Weights, mostly: transposed straight into the layer's bytes, not through a copy.
+  std::vector<std::byte> bytes(constant.size() * sizeof(float));
+  transpose_into(constant.floats.data(), dims, perm, reinterpret_cast<float*>(bytes.data()));
+  return adopt_constant(new_dims, type, std::move(bytes), suffix);
+}
+
+OutputSlot Importer::adopt_constant(std::span<const std::int64_t> dims, DataType type, std::vector<std::byte> bytes,
+                                    std::string_view suffix) {
+  const auto kiln_dims = *to_dims(dims);
+  const TensorInfo info{TensorShape(std::span<const std::uint32_t>(kiln_dims)), type};
   const OutputSlot slot = network_->adopt_constant(info, std::move(bytes), layer_name(suffix));
   infos_[{slot.layer, 0}] = info;
   return slot;
@@ -258,9 +283,9 @@ Expected<OutputSlot> Importer::tensor(Value& value, Layout layout, std::size_t r
       for (std::int64_t v : expanded.ints)
         if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
           return error("constant value ", v, " does not fit kiln's 32-bit integers");
-    if (layout == Layout::ChannelsLast) expanded = expanded.transposed(dims, order, layout_dims(dims, layout));
-    const OutputSlot slot =
-        add_constant(expanded, value.type, layout == Layout::ChannelsLast ? "constant_nhwc" : "constant");
+    const OutputSlot slot = layout == Layout::ChannelsLast
+                                ? add_constant(expanded, dims, order, value.type, "constant_nhwc")
+                                : add_constant(expanded, value.type, "constant");
     if (rank == own_rank) value.held.push_back({slot, order});
     return slot;
   }

@@ -137,6 +137,10 @@ class Importer {
   static Layout preferred_layout(const Value& value);
   /// A constant tensor in the network.
   OutputSlot add_constant(const ConstValue& constant, DataType type, std::string_view suffix);
+  /// A constant tensor in the network: `constant` seen as `dims` (the same element count), its
+  /// axes permuted by `perm`.
+  OutputSlot add_constant(const ConstValue& constant, std::span<const std::int64_t> dims,
+                          std::span<const std::size_t> perm, DataType type, std::string_view suffix);
 
   /// Adds a layer reading `inputs`, infers its outputs now (errors name the node) and returns
   /// its first output.
@@ -181,13 +185,14 @@ class Importer {
   void define_value(std::size_t i, Value value);
   /// Defines output `i` of the node as a constant (folded at import).
   void define_constant(std::size_t i, ConstValue constant, DataType type);
-  /// The dims of a kiln tensor in `layout` for ONNX `dims`.
-  static std::vector<std::int64_t> layout_dims(std::span<const std::int64_t> dims, Layout layout);
 
  private:
   std::string layer_name(std::string_view suffix) const;
   Status convert_node(const ::onnx::NodeProto& node);
   Status add_graph_input(const ::onnx::ValueInfoProto& input, BindingId binding, ImportedModel& model);
+  /// A constant layer of `dims` holding `bytes`.
+  OutputSlot adopt_constant(std::span<const std::int64_t> dims, DataType type, std::vector<std::byte> bytes,
+                            std::string_view suffix);
 
   std::int64_t opset_;
   Network* network_ = nullptr;
