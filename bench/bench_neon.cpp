@@ -150,7 +150,7 @@ bool bench_gemm(double peak) {
     context.configure({.threads = 1});
     const kiln::neon::PackedWeights packed(weights.data(), nullptr, 1, cols, s.k);
     const Timing kiln_t = measure([&] {
-      kiln::neon::gemm(context, kiln::neon::DenseRows{lhs.data(), static_cast<std::size_t>(s.k)}, rows_, packed, 0,
+      kiln::neon::gemm(context, kiln::neon::DenseRows{lhs.data(), static_cast<std::size_t>(s.k)}, rows_, packed,
                        c.data(), cols, {}, {});
     });
     const double kiln_gflops = flop / kiln_t.median / 1e9;

@@ -76,6 +76,10 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d matches RefBackend on odd shapes, strides
       {{1, 11, 10, 5}, 16, 3, 3, {.padding = {0, 2, 1, 0}, .stride = {2, 2}}},  // asymmetric padding
       {{1, 12, 12, 4}, 9, 3, 3, {.padding = {2, 2, 2, 2}, .dilation = {2, 2}}},
       {{1, 9, 9, 8}, 12, 3, 3, {.padding = {1, 1, 1, 1}, .groups = 4}},
+      // Groups of 16 channels (RegNet's): every group's tiles in one task space.
+      {{1, 9, 7, 48}, 48, 3, 3, {.padding = {1, 1, 1, 1}, .groups = 3}},
+      {{2, 11, 9, 80}, 80, 3, 3, {.padding = {1, 1, 1, 1}, .stride = {2, 2}, .groups = 5}},
+      {{1, 5, 6, 40}, 20, 1, 1, {.groups = 2, .activation = ops::Activation::relu6()}},  // grouped pointwise
       {{1, 13, 13, 3}, 32, 5, 5, {.padding = {2, 2, 2, 2}, .stride = {2, 2}}},
       {{1, 6, 6, 33}, 65, 3, 3, {.padding = {1, 1, 1, 1}, .activation = ops::Activation::relu6()}},
       {{1, 4, 4, 6},

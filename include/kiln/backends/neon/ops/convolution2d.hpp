@@ -29,6 +29,11 @@ struct IndirectRows {
     if (offset >= 0) return input + offset;
     return offset == -1 ? zeros : edges + (-2 - offset);
   }
+  /// The same rows from channel `first` on; `zeros` must hold the channels of every group and
+  /// row taps (with `edges`) have one group only.
+  IndirectRows from_column(std::size_t first) const noexcept {
+    return {input + first, offsets, tap_count, zeros, edges};
+  }
 };
 
 /// The indirection table of a convolution window over an NHWC input, one tap per kernel element.
@@ -103,22 +108,20 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
       return winograd_->run(context, floats(in[0]), xs, floats(out[0]), ys, params_.padding, epilogue_,
                             floats_of_scratch);
     const std::size_t pixels = std::size_t{ys[0]} * ys[1] * ys[2];
-    const std::size_t group_in = xs[3] / params_.groups, group_out = weights_.n();
+    const std::size_t group_in = xs[3] / params_.groups;
     const std::span<float> edges = floats_of_scratch.first(edge_floats()),
                            tiles = floats_of_scratch.subspan(edge_floats());
-    for (std::size_t g = 0; g < params_.groups; ++g) {
-      const float* x = floats(in[0]) + g * group_in;
-      float* y = floats(out[0]) + g * group_out;
-      if (row_taps_.window > 0) {
-        row_taps_.gather_edges(x, xs, edges.data());
-        gemm(context, IndirectRows{x, row_taps_.offsets.data(), taps(), zeros_.data(), edges.data()}, pixels, weights_,
-             g, y, ys[3], epilogue_, tiles);
-      } else if (offsets_.empty()) {
-        gemm(context, DenseRows{x, xs[3]}, pixels, weights_, g, y, ys[3], epilogue_, tiles);
-      } else {
-        gemm(context, IndirectRows{x, offsets_.data(), taps(), zeros_.data()}, pixels, weights_, g, y, ys[3], epilogue_,
-             tiles);
-      }
+    const float* x = floats(in[0]);
+    float* y = floats(out[0]);
+    if (row_taps_.window > 0) {
+      row_taps_.gather_edges(x, xs, edges.data());
+      gemm(context, IndirectRows{x, row_taps_.offsets.data(), taps(), zeros_.data(), edges.data()}, pixels, weights_, y,
+           ys[3], epilogue_, tiles);
+    } else if (offsets_.empty()) {
+      gemm(context, DenseRows{x, xs[3]}, pixels, weights_, y, ys[3], epilogue_, tiles, group_in);
+    } else {
+      gemm(context, IndirectRows{x, offsets_.data(), taps(), zeros_.data()}, pixels, weights_, y, ys[3], epilogue_,
+           tiles, group_in);
     }
   }
 

@@ -25,7 +25,7 @@ struct Kernel<ops::FullyConnected, DataType::Float32> : Float32Kernel<ops::Fully
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const std::size_t k = weights_.k();
     const std::size_t rows = k == 0 ? 0 : in[0].info.num_elements() / k;
-    gemm(context, DenseRows{floats(in[0]), k}, rows, weights_, 0, floats(out[0]), weights_.n(), epilogue_, {});
+    gemm(context, DenseRows{floats(in[0]), k}, rows, weights_, floats(out[0]), weights_.n(), epilogue_, {});
   }
 
  private:

@@ -51,7 +51,7 @@ struct Kernel<ops::TransposeConvolution2d, DataType::Float32> : Float32Kernel<op
           output_[1], [&](std::size_t oy) { fill_bias(y + oy * out_row); }, out_row);
       for (std::size_t first = 0; first < input_[1]; first += band_rows()) {
         const std::size_t rows = std::min<std::size_t>(band_rows(), input_[1] - first);
-        gemm(context, DenseRows{x + first * input_[2] * input_[3], input_[3]}, rows * input_[2], weights_, 0, band,
+        gemm(context, DenseRows{x + first * input_[2] * input_[3], input_[3]}, rows * input_[2], weights_, band,
              columns(), {}, {});
         // Output rows [top, bottom] receive from this band; each task owns one of them.
         const std::int64_t top =

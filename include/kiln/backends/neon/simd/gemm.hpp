@@ -32,11 +32,12 @@ inline constexpr std::size_t gemm_mr = lanes >= 16 ? 14 : 6;
 class PackedWeights {
  public:
   PackedWeights() = default;
-  /// Room for `groups` groups of n columns of k values, to be filled with set_column; the
+  /// Room for `groups` groups of n columns of k values, to be filled with set_columns; the
   /// padding past column n, which the micro-kernel multiplies but never stores, and the bias are
   /// zero.
   PackedWeights(std::size_t groups, std::size_t n, std::size_t k)
-      : n_(n),
+      : groups_(groups),
+        n_(n),
         k_(k),
         panels_((n + gemm_nr - 1) / gemm_nr),
         data_(groups * panels_ * k * 2),
@@ -52,19 +53,35 @@ class PackedWeights {
   /// fully-connected weights both read this way); bias may be null.
   PackedWeights(const float* weights, const float* bias, std::size_t groups, std::size_t n, std::size_t k)
       : PackedWeights(groups, n, k) {
-    // Column by column: reads stream through the weights, writes stay in one panel.
     for (std::size_t g = 0; g < groups; ++g)
-      for (std::size_t column = 0; column < n; ++column)
-        set_column(g, column, weights + (g * n + column) * k, bias ? bias[g * n + column] : 0.0f);
+      set_columns(g, 0, n, weights + g * n * k, k, bias ? bias + g * n : nullptr);
   }
 
-  /// Column j of group g's B: k values, and its bias.
-  void set_column(std::size_t group, std::size_t j, const float* values, float bias) {
-    float* dst = floats(data_) + (group * panels_ + j / gemm_nr) * k_ * gemm_nr + j % gemm_nr;
-    for (std::size_t p = 0; p < k_; ++p) dst[p * gemm_nr] = values[p];
-    floats(bias_)[(group * panels_ + j / gemm_nr) * gemm_nr + j % gemm_nr] = bias;
+  /// Columns [first, first + count) of group g's B, column first + j's k values at
+  /// values[j * stride + p], and their biases (zero if bias is null).
+  void set_columns(std::size_t group, std::size_t first, std::size_t count, const float* values, std::size_t stride,
+                   const float* bias) {
+    // A panel's rows are gemm_nr floats apart, so a column written whole touches k cache lines;
+    // in blocks of rows the lines written stay in L1 while every column of the panel fills them.
+    constexpr std::size_t rows_per_block = 64;
+    for (std::size_t j = 0; j < count;) {
+      const std::size_t panel = (first + j) / gemm_nr, offset = (first + j) % gemm_nr;
+      const std::size_t columns = std::min(gemm_nr - offset, count - j);
+      float* dst = floats(data_) + (group * panels_ + panel) * k_ * gemm_nr + offset;
+      for (std::size_t p0 = 0; p0 < k_; p0 += rows_per_block) {
+        const std::size_t rows = std::min(rows_per_block, k_ - p0);
+        for (std::size_t c = 0; c < columns; ++c) {
+          const float* column = values + (j + c) * stride + p0;
+          for (std::size_t p = 0; p < rows; ++p) dst[(p0 + p) * gemm_nr + c] = column[p];
+        }
+      }
+      for (std::size_t c = 0; c < columns; ++c)
+        floats(bias_)[(group * panels_ + panel) * gemm_nr + offset + c] = bias ? bias[j + c] : 0.0f;
+      j += columns;
+    }
   }
 
+  std::size_t groups() const noexcept { return groups_; }
   std::size_t n() const noexcept { return n_; }
   std::size_t k() const noexcept { return k_; }
   std::size_t panels() const noexcept { return panels_; }
@@ -74,7 +91,7 @@ class PackedWeights {
   const float* bias(std::size_t group, std::size_t p) const { return floats(bias_) + (group * panels_ + p) * gemm_nr; }
 
  private:
-  std::size_t n_ = 0, k_ = 0, panels_ = 0;
+  std::size_t groups_ = 0, n_ = 0, k_ = 0, panels_ = 0;
   /// Leaves the vectors uninitialised: every packed value is written once, and zeroing tens of
   /// megabytes first was a second pass over them at load.
   template <class T>
@@ -102,6 +119,8 @@ struct DenseRows {
   std::size_t lda;
   std::size_t taps() const noexcept { return 1; }
   const float* row(std::size_t m, std::size_t) const noexcept { return a + m * lda; }
+  /// The same rows from column `first` on.
+  DenseRows from_column(std::size_t first) const noexcept { return {a + first, lda}; }
 };
 
 /// What the micro-kernel does to a tile before storing it: clamp in registers (ReLU, ReLU6 and the
@@ -217,16 +236,18 @@ constexpr std::size_t gemm_scratch_floats(std::size_t taps, std::size_t k) {
   return gemm_gathers(taps, k) ? (gemm_mr * k + 15) / 16 * 16 : 0;
 }
 
-/// C[m x n] = A[m x K] B (+ bias) for one group of packed weights, written with row stride ldc,
-/// split over the context's threads. `scratch` holds gemm_scratch_floats(a.taps(), K) floats for
-/// each of the context's threads. Loop order keeps the smaller operand in cache: row tiles
-/// outside when A is the larger (its tile stays in L1 while every panel passes), panels outside
-/// when B is (a panel stays in L2 while every row tile passes). A source whose taps hold fewer
-/// channels than min_tap_channels (a first layer's RGB, say) is gathered into a dense tile first,
-/// so that the kernel's inner loop is not a few steps long.
+/// C[m x n] = A[m x K] B (+ bias) for every group of packed weights, written with row stride ldc,
+/// split over the context's threads: group g reads A from column g * a_group_columns on and writes
+/// C from column g * n on. `scratch` holds gemm_scratch_floats(a.taps(), K) floats for each of
+/// the context's threads. Loop order keeps the smaller operand in cache: row tiles outside when A
+/// is the larger (its tile stays in L1 while every panel passes), panels outside when B is (a
+/// panel stays in L2 while every row tile passes). The groups share one task space, so that many
+/// small groups keep every thread busy. A source whose taps hold fewer channels than
+/// min_tap_channels (a first layer's RGB, say) is gathered into a dense tile first, so that the
+/// kernel's inner loop is not a few steps long.
 template <class Source>
-void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights& b, std::size_t group, float* c,
-          std::size_t ldc, const Epilogue& epilogue, std::span<float> scratch) {
+void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights& b, float* c, std::size_t ldc,
+          const Epilogue& epilogue, std::span<float> scratch, std::size_t a_group_columns = 0) {
   static constexpr auto& kernels = detail::tile_kernel_table<Source>;
   static constexpr auto& dense_kernels = detail::tile_kernel_table<DenseRows>;
   const std::size_t k = b.k(), channels = k / a.taps();
@@ -235,52 +256,57 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
   const std::size_t row_tiles = (m + gemm_mr - 1) / gemm_mr, panels = b.panels();
   const bool panels_outside = m < b.n();
   const std::size_t outer = panels_outside ? panels : row_tiles, inner = panels_outside ? row_tiles : panels;
-  // Whole inner loops per task when the outer one alone keeps every thread busy.
-  const std::size_t wanted = 4 * std::size_t{context.threads()};
-  const std::size_t inner_block = outer >= wanted ? inner : std::max<std::size_t>(1, inner * outer / wanted);
+  // Whole inner loops per task when the groups and the outer loop alone keep every thread busy.
+  const std::size_t wanted = 4 * std::size_t{context.threads()}, spread = b.groups() * outer;
+  const std::size_t inner_block = spread >= wanted ? inner : std::max<std::size_t>(1, inner * spread / wanted);
   const std::size_t inner_blocks = (inner + inner_block - 1) / inner_block;
-  // Calls visit(first_row, rows, panel) for the tiles of one task, in its loop order.
+  // Calls visit(group, first_row, rows, panel) for the tiles of one task, in its loop order.
   auto for_each_tile = [&](std::size_t task, auto&& visit) {
-    const std::size_t o = task / inner_blocks, block = task % inner_blocks;
+    const std::size_t group = task / (outer * inner_blocks), o = task / inner_blocks % outer,
+                      block = task % inner_blocks;
     for (std::size_t i = block * inner_block; i < std::min(inner, (block + 1) * inner_block); ++i) {
       const std::size_t row_tile = panels_outside ? i : o, p = panels_outside ? o : i;
       const std::size_t first_row = row_tile * gemm_mr;
-      visit(first_row, std::min(gemm_mr, m - first_row), p);
+      visit(group, first_row, std::min(gemm_mr, m - first_row), p);
     }
   };
-  auto output = [&](std::size_t first_row, std::size_t p) { return c + first_row * ldc + p * gemm_nr; };
+  auto output = [&](std::size_t group, std::size_t first_row, std::size_t p) {
+    return c + first_row * ldc + group * b.n() + p * gemm_nr;
+  };
   auto columns = [&](std::size_t p) { return std::min(gemm_nr, b.n() - p * gemm_nr); };
   auto vectors = [&](std::size_t p) { return columns(p) > lanes ? 2 : 1; };
-  const std::size_t task_cost = gemm_mr * inner_block * gemm_nr * k;
+  const std::size_t tasks = b.groups() * outer * inner_blocks, task_cost = gemm_mr * inner_block * gemm_nr * k;
   if (!gather) {
     context.parallel_for(
-        outer * inner_blocks,
+        tasks,
         [&](std::size_t task) {
-          for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
-            kernels[vectors(p) - 1][rows - 1](a, first_row, channels, b.panel(group, p), b.bias(group, p),
-                                              output(first_row, p), ldc, columns(p), epilogue);
+          for_each_tile(task, [&](std::size_t group, std::size_t first_row, std::size_t rows, std::size_t p) {
+            kernels[vectors(p) - 1][rows - 1](a.from_column(group * a_group_columns), first_row, channels,
+                                              b.panel(group, p), b.bias(group, p), output(group, first_row, p), ldc,
+                                              columns(p), epilogue);
           });
         },
         task_cost);
     return;
   }
   context.parallel_for(
-      outer * inner_blocks,
+      tasks,
       [&](std::size_t task, unsigned thread) {
         float* tile = scratch.data() + thread * gemm_scratch_floats(a.taps(), k);
-        std::size_t gathered = m;  // the first row of the tile in `tile`; none yet
-        for_each_tile(task, [&](std::size_t first_row, std::size_t rows, std::size_t p) {
-          if (gathered != first_row) {
+        std::size_t gathered = m, gathered_group = 0;  // the tile in `tile`: none yet
+        for_each_tile(task, [&](std::size_t group, std::size_t first_row, std::size_t rows, std::size_t p) {
+          if (gathered != first_row || gathered_group != group) {
+            const Source rows_of_group = a.from_column(group * a_group_columns);
             for (std::size_t r = 0; r < rows; ++r)
               for (std::size_t t = 0; t < a.taps(); ++t) {
-                const float* src = a.row(first_row + r, t);
+                const float* src = rows_of_group.row(first_row + r, t);
                 float* dst = tile + r * k + t * channels;
                 for (std::size_t ch = 0; ch < channels; ++ch) dst[ch] = src[ch];  // a few floats: no memcpy call
               }
-            gathered = first_row;
+            gathered = first_row, gathered_group = group;
           }
           dense_kernels[vectors(p) - 1][rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p),
-                                                  output(first_row, p), ldc, columns(p), epilogue);
+                                                  output(group, first_row, p), ldc, columns(p), epilogue);
         });
       },
       task_cost);

@@ -35,28 +35,19 @@ class Winograd3x3 {
   Winograd3x3() = default;
   /// weights: OHWI [out, 3, 3, in]; bias: `out` floats or null.
   Winograd3x3(const float* weights, const float* bias, std::size_t out, std::size_t in)
-      : in_(in), out_(out), bias_((out + lanes - 1) / lanes * lanes, 0.0f) {
-    // U = G g Gᵀ with G's rows (1, 0, 0), (½, ½, ½), (½, -½, ½), (0, 0, 1), one output channel at
-    // a time; channels innermost, so that the loop runs over contiguous weights.
-    u_ = PackedWeights(points, out, in);
-    std::vector<float> u(points * in);  // point p of channel c at u[p * in + c]
-    for (std::size_t o = 0; o < out; ++o) {
-      const float* g = weights + o * 9 * in;  // tap (ky, kx) of channel c at g[(ky * 3 + kx) * in + c]
-      for (std::size_t c = 0; c < in; ++c) {
-        float gg[4][3];  // G g
-        for (std::size_t kx = 0; kx < 3; ++kx) {
-          const float g0 = g[kx * in + c], g1 = g[(3 + kx) * in + c], g2 = g[(6 + kx) * in + c];
-          gg[0][kx] = g0, gg[1][kx] = 0.5f * (g0 + g1 + g2), gg[2][kx] = 0.5f * (g0 - g1 + g2), gg[3][kx] = g2;
-        }
-        for (std::size_t i = 0; i < 4; ++i) {
-          float* row = u.data() + i * 4 * in + c;
-          row[0] = gg[i][0];
-          row[in] = 0.5f * (gg[i][0] + gg[i][1] + gg[i][2]);
-          row[2 * in] = 0.5f * (gg[i][0] - gg[i][1] + gg[i][2]);
-          row[3 * in] = gg[i][2];
-        }
-      }
-      for (std::size_t point = 0; point < points; ++point) u_.set_column(point, o, u.data() + point * in, 0.0f);
+      : in_(in), out_(out), u_(points, out, in), bias_((out + lanes - 1) / lanes * lanes, 0.0f) {
+    // A few output channels at a time, so that their U stays in L2 until it is packed.
+    const std::size_t chunk = std::clamp<std::size_t>(chunk_floats / (points * in), 1, gemm_nr);
+    std::vector<float> u(points * chunk * in);
+    for (std::size_t first = 0; first < out; first += chunk) {
+      const std::size_t count =
+          std::min(chunk, out - first);  // point p of channel first + j at u[(p * count + j) * in]
+      for (std::size_t j = 0; j < count; ++j)
+        for (std::size_t c = 0; c < in; c += lanes)
+          transform_weights(weights + (first + j) * 9 * in + c, in, std::min(lanes, in - c), u.data() + j * in + c,
+                            count * in);
+      for (std::size_t point = 0; point < points; ++point)
+        u_.set_columns(point, first, count, u.data() + point * count * in, in, nullptr);
     }
     if (bias) std::copy_n(bias, out, bias_.begin());
   }
@@ -96,6 +87,32 @@ class Winograd3x3 {
  private:
   static constexpr std::size_t points = 16;  // a 4x4 transformed tile
   static constexpr std::uint32_t min_channels = 16;
+  static constexpr std::size_t chunk_floats = std::size_t{64} << 10;  // of U at load: a quarter of L2
+
+  /// U = G g Gᵀ, G's rows (1, 0, 0), (½, ½, ½), (½, -½, ½), (0, 0, 1), for `count` <= lanes
+  /// channels: tap t of channel c at g[t * in + c]; point p of it stored at u[p * point_stride + c].
+  static void transform_weights(const float* g, std::size_t in, std::size_t count, float* u, std::size_t point_stride) {
+    auto load = [&](std::size_t tap) {
+      return count == lanes ? Vec::load_unaligned(g + tap * in) : load_tail(g + tap * in, count);
+    };
+    const Vec half(0.5f);
+    Vec gg[4][3];  // G g
+    for (std::size_t kx = 0; kx < 3; ++kx) {
+      const Vec g0 = load(kx), g1 = load(3 + kx), g2 = load(6 + kx);
+      gg[0][kx] = g0, gg[1][kx] = half * (g0 + g1 + g2), gg[2][kx] = half * (g0 - g1 + g2), gg[3][kx] = g2;
+    }
+    for (std::size_t i = 0; i < 4; ++i) {  // (G g) Gᵀ: the same combinations of columns
+      const Vec row[4] = {gg[i][0], half * (gg[i][0] + gg[i][1] + gg[i][2]), half * (gg[i][0] - gg[i][1] + gg[i][2]),
+                          gg[i][2]};
+      for (std::size_t j = 0; j < 4; ++j) {
+        float* to = u + (i * 4 + j) * point_stride;
+        if (count == lanes)
+          row[j].store_unaligned(to);
+        else
+          store_tail(to, row[j], count);
+      }
+    }
+  }
 
   static std::size_t tile_count(const TensorShape& y) {
     return std::size_t{y[0]} * ((y[1] + 1) / 2) * ((y[2] + 1) / 2);
