@@ -345,6 +345,12 @@ TEST_CASE("ONNX importer: every truncation and corruption of a real model is an 
   }
   CHECK(kiln::onnx::import_file("/nonexistent/model.onnx").status().message() ==
         "cannot open model file '/nonexistent/model.onnx'");
+  const auto directory = std::filesystem::temp_directory_path();
+  CHECK_THAT(kiln::onnx::import_file(directory.string()).status().message(), Catch::Contains("is not a regular file"));
+  const auto empty = directory / "kiln_empty_model.onnx";
+  std::ofstream(empty).close();
+  CHECK_THAT(kiln::onnx::import_file(empty.string()).status().message(), Catch::Contains("not an ONNX model"));
+  std::filesystem::remove(empty);
 }
 
 TEST_CASE("ONNX importer: inputs the fuzzer found (tests/onnx/fuzz_regressions) are errors, not crashes",

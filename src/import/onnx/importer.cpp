@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <numeric>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kiln::onnx {
 namespace detail {
@@ -644,11 +648,28 @@ Expected<ImportedModel> import_model(std::span<const std::byte> bytes, const Imp
 }
 
 Expected<ImportedModel> import_file(const std::string& path, const ImportOptions& options) {
-  // Parsed from the stream, so that the file's bytes and the parsed model are not held at once.
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::error(ErrorCode::NotFound, "cannot open model file '", path, "'");
+  // Parsed from the file's pages mapped read-only: no copy of the file in this process's memory,
+  // and each byte string of the model allocated once at its size.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(ErrorCode::NotFound, "cannot open model file '", path, "'");
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Status::error(ErrorCode::InvalidArgument, "model file '", path, "' is not a regular file");
+  }
+  if (info.st_size == 0) {  // nothing to map
+    ::close(fd);
+    return Status::error(ErrorCode::InvalidArgument, not_onnx).with_context(path);
+  }
+  const auto size = static_cast<std::size_t>(info.st_size);
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (mapped == MAP_FAILED) return Status::error(ErrorCode::InvalidArgument, "cannot map model file '", path, "'");
   ::onnx::ModelProto proto;
-  if (!proto.ParseFromIstream(&file)) return Status::error(ErrorCode::InvalidArgument, not_onnx).with_context(path);
+  const bool parsed = size <= static_cast<std::size_t>(std::numeric_limits<int>::max()) &&
+                      proto.ParseFromArray(mapped, static_cast<int>(size));
+  ::munmap(mapped, size);
+  if (!parsed) return Status::error(ErrorCode::InvalidArgument, not_onnx).with_context(path);
   auto model = import_proto(proto, options);
   if (!model) return model.status().with_context(path);
   return model;
