@@ -46,6 +46,7 @@ TEMPLATE_LIST_TEST_CASE("Transpose matches RefBackend on odd shapes, moved and k
       {{1}, {0}},
       {{2, 3, 13, 11}, {0, 2, 3, 1}},  // RGB NCHW -> NHWC: rows of 3 gathered whole
       {{5, 7, 2, 9}, {0, 1, 3, 2}},    // a channel shuffle of 2 groups: rows of 2
+      {{3, 5, 2, 37}, {0, 1, 3, 2}},   // the same with whole vectors interleaved, and a tail
       {{1, 4, 6, 5}, {0, 2, 3, 1}},    // rows of 4
       {{3, 5, 17}, {0, 2, 1}},         // rows of 5: tiles again
   };

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "kiln/backends/neon/kernel_base.hpp"
+#include "kiln/backends/neon/simd/vector_ops.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
@@ -160,7 +160,16 @@ class StridedCopy {
     const std::size_t last = rank_ - 1;
     const std::int64_t to_row = to_[tile_row_] * static_cast<std::int64_t>(Element);
     const std::int64_t from_column = from_[last] * static_cast<std::int64_t>(Element);
-    for (std::uint32_t r = 0; r < dims_[tile_row_]; ++r, s += Element, t += to_row)  // from_[tile_row_] is 1
+    const std::uint32_t rows = dims_[tile_row_];
+    std::uint32_t r = 0;
+    if constexpr (Element == sizeof(float) && Columns == 2)
+      if (to_row == 2 * Element) {  // two floats a row, rows packed: the interleave of a 2-group channel shuffle
+        r = static_cast<std::uint32_t>(interleave_vectors(reinterpret_cast<const float*>(s),
+                                                          reinterpret_cast<const float*>(s + from_column),
+                                                          reinterpret_cast<float*>(t), rows));
+        s += r * Element, t += r * to_row;
+      }
+    for (; r < rows; ++r, s += Element, t += to_row)  // from_[tile_row_] is 1
       for (std::uint32_t c = 0; c < Columns; ++c) std::memcpy(t + c * Element, s + c * from_column, Element);
   }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <numbers>
 
@@ -48,6 +49,17 @@ inline void store_tail(float* p, Vec v, std::size_t n) {
   alignas(64) float buffer[lanes];
   v.store_aligned(buffer);
   copy_short(p, buffer, n);
+}
+
+/// t[2i] = a[i] and t[2i + 1] = b[i] for the i of n's whole vectors; returns how many pairs that is.
+/// xsimd stores a batch of complex numbers interleaved, real and imaginary parts.
+inline std::size_t interleave_vectors(const float* a, const float* b, float* t, std::size_t n) {
+  using Pairs = xsimd::batch<std::complex<float>>;
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    Pairs(Vec::load_unaligned(a + i), Vec::load_unaligned(b + i))
+        .store_unaligned(reinterpret_cast<std::complex<float>*>(t + 2 * i));
+  return i;
 }
 
 /// Lanes [0, n) true, the others false: the mask of a tail of n < lanes elements.
