@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <google/protobuf/io/zero_copy_stream.h>
+
 namespace kiln::onnx {
 namespace detail {
 
@@ -647,9 +649,56 @@ Expected<ImportedModel> import_model(std::span<const std::byte> bytes, const Imp
   return import_proto(proto, options);
 }
 
+namespace {
+
+/// A model file's pages, mapped read-only and handed to protobuf a window at a time: the parser
+/// copies each byte string straight out of the page cache, and the windows it has finished with
+/// are let go, so that the file never lies in this process's memory whole next to the strings
+/// made from it (mapped whole, it added up to 8 MiB to RegNet-X's peak RSS).
+class MappedFileStream : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  MappedFileStream(const std::byte* data, std::size_t size) : data_(data), size_(size) {}
+
+  bool Next(const void** data, int* size) override {
+    if (position_ >= size_) return false;
+    // protobuf backs up only within the window it was given last: the ones before it are done.
+    release_before(window_start_);
+    window_start_ = position_;
+    const std::size_t length = std::min(window, size_ - position_);
+    *data = data_ + position_;
+    *size = static_cast<int>(length);
+    position_ += length;
+    return true;
+  }
+  void BackUp(int count) override { position_ -= static_cast<std::size_t>(count); }
+  bool Skip(int count) override {
+    if (static_cast<std::size_t>(count) > size_ - position_) {
+      position_ = size_;
+      return false;
+    }
+    position_ += static_cast<std::size_t>(count);
+    return true;
+  }
+  std::int64_t ByteCount() const override { return static_cast<std::int64_t>(position_); }
+
+ private:
+  static constexpr std::size_t window = std::size_t{1} << 20;
+
+  void release_before(std::size_t end) {
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    end = end / page * page;  // the mapping starts on a page: whole pages only
+    if (end > released_) ::madvise(const_cast<std::byte*>(data_) + released_, end - released_, MADV_DONTNEED);
+    released_ = std::max(released_, end);
+  }
+
+  const std::byte* data_;
+  std::size_t size_, position_ = 0, window_start_ = 0, released_ = 0;
+};
+
+}  // namespace
+
 Expected<ImportedModel> import_file(const std::string& path, const ImportOptions& options) {
-  // Parsed from the file's pages mapped read-only: no copy of the file in this process's memory,
-  // and each byte string of the model allocated once at its size.
+  // Parsed from the file's pages: no copy of the file through a buffer of this process.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::error(ErrorCode::NotFound, "cannot open model file '", path, "'");
   struct stat info {};
@@ -657,17 +706,21 @@ Expected<ImportedModel> import_file(const std::string& path, const ImportOptions
     ::close(fd);
     return Status::error(ErrorCode::InvalidArgument, "model file '", path, "' is not a regular file");
   }
-  if (info.st_size == 0) {  // nothing to map
-    ::close(fd);
-    return Status::error(ErrorCode::InvalidArgument, not_onnx).with_context(path);
-  }
   const auto size = static_cast<std::size_t>(info.st_size);
-  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (size == 0 || size > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    ::close(fd);
+    return size == 0 ? Status::error(ErrorCode::InvalidArgument, not_onnx).with_context(path)
+                     : Status::error(ErrorCode::InvalidArgument, "the model is ", size,
+                                     " bytes; protobuf reads at most 2 GiB (external data is not supported)")
+                           .with_context(path);
+  }
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (mapped == MAP_FAILED) return Status::error(ErrorCode::InvalidArgument, "cannot map model file '", path, "'");
+  ::madvise(mapped, size, MADV_SEQUENTIAL);
   ::onnx::ModelProto proto;
-  const bool parsed = size <= static_cast<std::size_t>(std::numeric_limits<int>::max()) &&
-                      proto.ParseFromArray(mapped, static_cast<int>(size));
+  MappedFileStream stream(static_cast<const std::byte*>(mapped), size);
+  const bool parsed = proto.ParseFromZeroCopyStream(&stream);
   ::munmap(mapped, size);
   if (!parsed) return Status::error(ErrorCode::InvalidArgument, not_onnx).with_context(path);
   auto model = import_proto(proto, options);
