@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Requantization: how an int32 accumulator becomes an 8-bit value, in integers only (decision 0014).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "kiln/core/status.hpp"
+
+namespace kiln {
+
+/// A positive real multiplier M (input scale x weight scale / output scale, say) held as a 31-bit
+/// mantissa and a power of two, M = multiplier x 2^(shift - 31) with multiplier in [2^30, 2^31),
+/// made once at load so that every inference multiplies in integers only.
+///
+/// apply(acc) is round(acc x M) with ties rounded up (towards +infinity), in a single rounding of
+/// the exact 64-bit product: unlike gemmlowp's rounding doubling high multiply followed by a
+/// rounding shift, it never rounds twice (which takes 0.25 to 1). The only approximation is M's
+/// mantissa, a relative error under 2^-31.
+///
+/// \code
+/// auto r = Requantization::from_real(input_scale * weight_scale / output_scale);  // at load
+/// if (!r) return r.status();
+/// std::int32_t q = r->apply(accumulator);  // every inference, then + zero point, then saturate
+/// \endcode
+struct Requantization {
+  std::int32_t multiplier = 0;  ///< in [2^30, 2^31), or 0 for a multiplier too small to matter
+  int shift = 0;                ///< in [-31, 30]
+
+  /// The representation of `real`, which must be finite, positive and below 2^30. A multiplier
+  /// under 2^-32 maps every accumulator to 0 and is held as multiplier 0.
+  static Expected<Requantization> from_real(double real) {
+    if (!std::isfinite(real) || real <= 0.0)
+      return Status::error(ErrorCode::InvalidArgument, "a requantization multiplier must be positive and finite; got ",
+                           real, " (are a scale zero or negative?)");
+    int exponent = 0;
+    const double mantissa = std::frexp(real, &exponent);  // real = mantissa x 2^exponent, mantissa in [0.5, 1)
+    auto rounded = static_cast<std::int64_t>(std::llround(mantissa * 2147483648.0));
+    if (rounded == std::int64_t{1} << 31) {  // the mantissa rounded up to 1
+      rounded /= 2;
+      ++exponent;
+    }
+    if (exponent > 30)
+      return Status::error(ErrorCode::InvalidArgument, "requantization multiplier ", real,
+                           " is 2^30 or more: the input and weight scales are out of proportion to the output's");
+    if (exponent < -31) return Requantization{};
+    return Requantization{static_cast<std::int32_t>(rounded), exponent};
+  }
+
+  /// round(acc x M), ties up, saturated to int32.
+  constexpr std::int32_t apply(std::int32_t acc) const noexcept {
+    // |acc x multiplier| <= 2^62 and the rounding term <= 2^61: the sum fits int64.
+    const int right = 31 - shift;  // in [1, 62]
+    const std::int64_t product = std::int64_t{acc} * multiplier + (std::int64_t{1} << (right - 1));
+    const std::int64_t result = product >> right;  // arithmetic shift: a floor, so ties went up
+    return static_cast<std::int32_t>(std::clamp<std::int64_t>(result, std::numeric_limits<std::int32_t>::min(),
+                                                              std::numeric_limits<std::int32_t>::max()));
+  }
+};
+
+/// An accumulator requantized to an output of zero point `zero_point`, saturated to [lo, hi]: the
+/// output type's range, narrowed by a fused ReLU-family clamp.
+constexpr std::int32_t requantize(std::int32_t acc, const Requantization& r, std::int32_t zero_point, std::int32_t lo,
+                                  std::int32_t hi) noexcept {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(std::int64_t{r.apply(acc)} + zero_point, lo, hi));
+}
+
+}  // namespace kiln
