@@ -20,11 +20,13 @@ struct Options {
   /// Threads for intra-op parallelism, the calling thread included; 0 means every hardware thread.
   /// 1 spawns nothing. Results are bit-identical for every thread count.
   unsigned threads = 0;
-  /// Layers with less work than this (multiply-adds, or elements) run on the calling thread: about
-  /// 10 us of work on one core. Workers spin between a network's layers, so handing them work costs
-  /// about a microsecond; 2^21 (100 us) kept most layers of MobileNet-v3-small, MnasNet and RegNet
-  /// on one thread (docs/benchmarks.md, issue 15). 0 splits every layer that can be split.
-  std::size_t min_parallel_work = std::size_t{1} << 18;
+  /// Layers with less work than this (multiply-adds, or elements) run on the calling thread.
+  /// Workers spin between a network's layers, so handing them work costs about a microsecond:
+  /// 2^16 (a microsecond of multiply-adds) took DS-CNN 0.068 -> 0.051 ms and ShuffleNet-v2 0.99 ->
+  /// 0.89 ms at 2 threads against 2^18 and changed no larger network; 2^15 gave part of it back,
+  /// and 2^21 kept most layers of MobileNet-v3-small, MnasNet and RegNet on one thread
+  /// (docs/benchmarks.md, issue 15). 0 splits every layer that can be split.
+  std::size_t min_parallel_work = std::size_t{1} << 16;
 };
 
 /// NeonBackend's per-runtime state: the thread pool, started on first use.
