@@ -141,10 +141,10 @@ struct Kernel<ops::BatchMatMul, DataType::Float32> : Float32Kernel<ops::BatchMat
         for (Vec& v : acc) v = Vec(0.0f);
         for (std::size_t p = 0; p < k_; p += lanes) {
           const std::size_t n = std::min(lanes, k_ - p);
-          const Vec av = n == lanes ? Vec::load_unaligned(ar + p) : load_tail(ar + p, n);
+          const Vec av = load_upto(ar + p, n);
           for (std::size_t q = 0; q < count; ++q) {
             const float* bq = b + (j + q) * k_ + p;
-            acc[q] = xsimd::fma(av, n == lanes ? Vec::load_unaligned(bq) : load_tail(bq, n), acc[q]);
+            acc[q] = xsimd::fma(av, load_upto(bq, n), acc[q]);
           }
         }
         for (std::size_t q = 0; q < count; ++q) y[r * n_ + j + q] = reduce_add(acc[q]);

@@ -102,13 +102,9 @@ struct Kernel<ops::Reduce, DataType::Float32> : Float32Kernel<ops::Reduce> {
             for (std::uint64_t c = 0; c < run_; c += lanes) {
               const std::size_t n = std::min<std::uint64_t>(lanes, run_ - c);
               Vec acc = start;
-              for (std::uint64_t r : reduced_offsets_)
-                acc = combine(acc, n == lanes ? Vec::load_unaligned(xr + r + c) : load_tail(xr + r + c, n));
+              for (std::uint64_t r : reduced_offsets_) acc = combine(acc, load_upto(xr + r + c, n));
               if (mean) acc = acc * Vec(scale);
-              if (n == lanes)
-                acc.store_unaligned(yr + c);
-              else
-                store_tail(yr + c, acc, n);
+              store_upto(yr + c, acc, n);
             }
           },
           work);

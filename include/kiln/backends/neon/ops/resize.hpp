@@ -81,16 +81,12 @@ struct Kernel<ops::Resize, DataType::Float32> : Float32Kernel<ops::Resize> {
       const Vec top = xsimd::fma(vb - va, wx, va), bottom = xsimd::fma(vd - vc, wx, vc);
       return xsimd::fma(bottom - top, wy, top);
     };
-    auto at = [](const float* p, std::size_t i, std::size_t count) {
-      return count == lanes ? Vec::load_unaligned(p + i) : load_tail(p + i, count);
-    };
     for (std::size_t i = 0; i < n; i += lanes) {
       const std::size_t count = std::min(lanes, n - i);
-      const Vec v = mix(at(a, i, count), at(b, i, count), at(c, i, count), at(d, i, count));
-      if (count == lanes)
-        v.store_unaligned(y + i);
-      else
-        store_tail(y + i, v, count);
+      store_upto(
+          y + i,
+          mix(load_upto(a + i, count), load_upto(b + i, count), load_upto(c + i, count), load_upto(d + i, count)),
+          count);
     }
   }
 

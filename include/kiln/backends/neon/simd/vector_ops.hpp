@@ -51,6 +51,16 @@ inline void store_tail(float* p, Vec v, std::size_t n) {
   copy_short(p, buffer, n);
 }
 
+/// n <= lanes floats at p: a whole vector when n is lanes, else a tail.
+inline Vec load_upto(const float* p, std::size_t n) { return n == lanes ? Vec::load_unaligned(p) : load_tail(p, n); }
+/// The first n <= lanes floats of v, stored at p.
+inline void store_upto(float* p, Vec v, std::size_t n) {
+  if (n == lanes)
+    v.store_unaligned(p);
+  else
+    store_tail(p, v, n);
+}
+
 /// t[2i] = a[i] and t[2i + 1] = b[i] for the i of n's whole vectors; returns how many pairs that is.
 /// xsimd stores a batch of complex numbers interleaved, real and imaginary parts.
 inline std::size_t interleave_vectors(const float* a, const float* b, float* t, std::size_t n) {

@@ -40,8 +40,8 @@ class Winograd3x3 {
     const std::size_t chunk = std::clamp<std::size_t>(chunk_floats / (points * in), 1, gemm_nr);
     std::vector<float> u(points * chunk * in);
     for (std::size_t first = 0; first < out; first += chunk) {
-      const std::size_t count =
-          std::min(chunk, out - first);  // point p of channel first + j at u[(p * count + j) * in]
+      // Point p of channel first + j at u[(p * count + j) * in].
+      const std::size_t count = std::min(chunk, out - first);
       for (std::size_t j = 0; j < count; ++j)
         for (std::size_t c = 0; c < in; c += lanes)
           transform_weights(weights + (first + j) * 9 * in + c, in, std::min(lanes, in - c), u.data() + j * in + c,
@@ -92,27 +92,23 @@ class Winograd3x3 {
   /// U = G g Gᵀ, G's rows (1, 0, 0), (½, ½, ½), (½, -½, ½), (0, 0, 1), for `count` <= lanes
   /// channels: tap t of channel c at g[t * in + c]; point p of it stored at u[p * point_stride + c].
   static void transform_weights(const float* g, std::size_t in, std::size_t count, float* u, std::size_t point_stride) {
-    auto load = [&](std::size_t tap) {
-      return count == lanes ? Vec::load_unaligned(g + tap * in) : load_tail(g + tap * in, count);
-    };
-    const Vec half(0.5f);
-    Vec gg[4][3];  // G g
-    for (std::size_t kx = 0; kx < 3; ++kx) {
-      const Vec g0 = load(kx), g1 = load(3 + kx), g2 = load(6 + kx);
-      gg[0][kx] = g0, gg[1][kx] = half * (g0 + g1 + g2), gg[2][kx] = half * (g0 - g1 + g2), gg[3][kx] = g2;
-    }
-    for (std::size_t i = 0; i < 4; ++i) {  // (G g) Gᵀ: the same combinations of columns
-      const Vec row[4] = {gg[i][0], half * (gg[i][0] + gg[i][1] + gg[i][2]), half * (gg[i][0] - gg[i][1] + gg[i][2]),
-                          gg[i][2]};
-      for (std::size_t j = 0; j < 4; ++j) {
-        float* to = u + (i * 4 + j) * point_stride;
-        if (count == lanes)
-          row[j].store_unaligned(to);
-        else
-          store_tail(to, row[j], count);
-      }
+    std::array<Vec, 4> gg[3];  // G g, column by column
+    for (std::size_t kx = 0; kx < 3; ++kx)
+      gg[kx] = times_g(load_upto(g + kx * in, count), load_upto(g + (3 + kx) * in, count),
+                       load_upto(g + (6 + kx) * in, count));
+    for (std::size_t i = 0; i < 4; ++i) {  // (G g) Gᵀ: the same combinations of its rows
+      const std::array<Vec, 4> row = times_g(gg[0][i], gg[1][i], gg[2][i]);
+      for (std::size_t j = 0; j < 4; ++j) store_upto(u + (i * 4 + j) * point_stride, row[j], count);
     }
   }
+  /// The 1-D transforms of F(2, 3): G (a b c)ᵀ, Bᵀ (a b c d)ᵀ and Aᵀ (a b c d)ᵀ. Each 2-D transform
+  /// applies one to the columns of a tile and then to the rows of the result.
+  static std::array<Vec, 4> times_g(Vec a, Vec b, Vec c) {
+    const Vec half(0.5f);
+    return {a, half * (a + b + c), half * (a - b + c), c};
+  }
+  static std::array<Vec, 4> times_bt(Vec a, Vec b, Vec c, Vec d) { return {a - c, b + c, c - b, b - d}; }
+  static std::array<Vec, 2> times_at(Vec a, Vec b, Vec c, Vec d) { return {a + b + c, b - c - d}; }
 
   static std::size_t tile_count(const TensorShape& y) {
     return std::size_t{y[0]} * ((y[1] + 1) / 2) * ((y[2] + 1) / 2);
@@ -152,24 +148,12 @@ class Winograd3x3 {
       }
     for (std::size_t c = 0; c < in_; c += lanes) {
       const std::size_t count = std::min(lanes, in_ - c);
-      auto load = [&](std::size_t e) {
-        if (at[e] == nullptr) return Vec(0.0f);
-        return count == lanes ? Vec::load_unaligned(at[e] + c) : load_tail(at[e] + c, count);
-      };
-      Vec t[4][4];  // Bᵀ d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3
-      for (std::size_t j = 0; j < 4; ++j) {
-        const Vec d0 = load(j), d1 = load(4 + j), d2 = load(8 + j), d3 = load(12 + j);
-        t[0][j] = d0 - d2, t[1][j] = d1 + d2, t[2][j] = d2 - d1, t[3][j] = d1 - d3;
-      }
-      for (std::size_t i = 0; i < 4; ++i) {  // (Bᵀ d) B: the same combinations of columns
-        const Vec row[4] = {t[i][0] - t[i][2], t[i][1] + t[i][2], t[i][2] - t[i][1], t[i][1] - t[i][3]};
-        for (std::size_t j = 0; j < 4; ++j) {
-          float* to = v + (i * 4 + j) * stride * in_ + c;
-          if (count == lanes)
-            row[j].store_unaligned(to);
-          else
-            store_tail(to, row[j], count);
-        }
+      auto load = [&](std::size_t e) { return at[e] == nullptr ? Vec(0.0f) : load_upto(at[e] + c, count); };
+      std::array<Vec, 4> t[4];  // Bᵀ d, column by column
+      for (std::size_t j = 0; j < 4; ++j) t[j] = times_bt(load(j), load(4 + j), load(8 + j), load(12 + j));
+      for (std::size_t i = 0; i < 4; ++i) {  // (Bᵀ d) B: the same combinations of its rows
+        const std::array<Vec, 4> row = times_bt(t[0][i], t[1][i], t[2][i], t[3][i]);
+        for (std::size_t j = 0; j < 4; ++j) store_upto(v + (i * 4 + j) * stride * in_ + c, row[j], count);
       }
     }
   }
@@ -187,22 +171,16 @@ class Winograd3x3 {
     for (std::size_t c = 0; c < out_; c += lanes) {
       const std::size_t count = std::min(lanes, out_ - c);
       auto load = [&](std::size_t point) { return Vec::load_unaligned(m + point * stride * out_ + c); };
-      Vec s[2][4];  // Aᵀ M: rows m0 + m1 + m2, m1 - m2 - m3
-      for (std::size_t j = 0; j < 4; ++j) {
-        const Vec m0 = load(j), m1 = load(4 + j), m2 = load(8 + j), m3 = load(12 + j);
-        s[0][j] = m0 + m1 + m2, s[1][j] = m1 - m2 - m3;
-      }
+      std::array<Vec, 2> s[4];  // Aᵀ M, column by column
+      for (std::size_t j = 0; j < 4; ++j) s[j] = times_at(load(j), load(4 + j), load(8 + j), load(12 + j));
       const Vec bias = Vec::load_unaligned(&bias_[c]);
       auto store = [&](float* to, Vec value) {
-        value = activation(xsimd::min(xsimd::max(value + bias, lo), hi));
-        if (count == lanes)
-          value.store_unaligned(to + c);
-        else
-          store_tail(to + c, value, count);
+        store_upto(to + c, activation(xsimd::min(xsimd::max(value + bias, lo), hi)), count);
       };
-      for (std::size_t i = 0; i < (second_row ? 2 : 1); ++i) {
-        store(out + i * row_stride, s[i][0] + s[i][1] + s[i][2]);
-        if (second_column) store(out + i * row_stride + out_, s[i][1] - s[i][2] - s[i][3]);
+      for (std::size_t i = 0; i < (second_row ? 2 : 1); ++i) {  // (Aᵀ M) A: the same combinations of its rows
+        const std::array<Vec, 2> pixels = times_at(s[0][i], s[1][i], s[2][i], s[3][i]);
+        store(out + i * row_stride, pixels[0]);
+        if (second_column) store(out + i * row_stride + out_, pixels[1]);
       }
     }
   }
