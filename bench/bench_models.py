@@ -64,14 +64,18 @@ def main():
     threads = [int(t) for t in args.threads.split(",")]
     runs = [str(args.iterations), str(args.warmup)]
 
+    def commands(model, t):
+        """The kiln and the ONNX Runtime command measuring `model` on `t` threads."""
+        return ([args.kiln, "bench", model, "--backend", "neon", "--threads", str(t), "--iterations", runs[0],
+                 "--warmup", runs[1]],
+                [args.ort_python, ort_bench, model, str(t)] + runs)
+
     # One untimed run of each engine at the most threads first: on these shared VMs the first
     # multi-threaded runs of a session found the second core slow to come (DS-CNN, measured first,
     # 0.12 ms at 2 threads in every full run against 0.06 ms alone), whichever engine ran them.
     if names:
-        first, most = os.path.join(args.models, names[0], "model.onnx"), str(max(threads))
-        measure([args.kiln, "bench", first, "--backend", "neon", "--threads", most, "--iterations", runs[0],
-                 "--warmup", runs[1]])
-        measure([args.ort_python, ort_bench, first, most] + runs)
+        for command in commands(os.path.join(args.models, names[0], "model.onnx"), max(threads)):
+            measure(command)
 
     rows = []
     ratios = {}
@@ -81,9 +85,7 @@ def main():
     for name in names:
         model = os.path.join(args.models, name, "model.onnx")
         for t in threads:
-            kiln_cmd = [args.kiln, "bench", model, "--backend", "neon", "--threads", str(t),
-                        "--iterations", runs[0], "--warmup", runs[1]]
-            ort_cmd = [args.ort_python, ort_bench, model, str(t)] + runs
+            kiln_cmd, ort_cmd = commands(model, t)
             kiln, ort = [], []
             try:
                 for r in range(args.rounds):
