@@ -127,6 +127,51 @@ TEST_CASE("Shape and type mismatches and bad descriptor values name the layer", 
   CHECK(infer_error(constant) == "layer 'c' (Constant): constant Float32 [4] needs 16 bytes of data, got 12");
 }
 
+TEST_CASE("Declared output types: quantisation replaced, conversions typed, mismatches named", "[graph]") {
+  const QuantizationInfo input_q{{0.5f}, 10, {}}, reread_q{{0.25f}, 3, {}}, output_q{{0.25f}, -3, {}};
+  Network net;
+  auto x = net.add_input(0, {{2, 3}, DataType::QAsymmU8, input_q}, "x");
+  auto kept = net.add<ops::Reshape>({{3, 2}}, {x}, "kept");
+  auto declared = net.add<ops::Reshape>({{6}}, {x}, "declared");
+  REQUIRE(net.set_output_type(declared, DataType::QAsymmU8, reread_q));
+  auto real = net.add<ops::Dequantize>({}, {declared}, "real");
+  auto again = net.add<ops::Quantize>({}, {real}, "again");
+  REQUIRE(net.set_output_type(again, DataType::QAsymmS8, output_q));
+  for (auto slot : {kept, again}) net.add_output(slot.layer, slot);
+  const Status inferred = net.infer_shapes();
+  INFO(inferred.message());
+  REQUIRE(inferred);
+  CHECK(net.tensor_info(kept) == TensorInfo{{3, 2}, DataType::QAsymmU8, input_q});
+  CHECK(net.tensor_info(declared) == TensorInfo{{6}, DataType::QAsymmU8, reread_q});
+  CHECK(net.tensor_info(real) == TensorInfo{{6}, DataType::Float32, {}});
+  CHECK(net.tensor_info(again) == TensorInfo{{6}, DataType::QAsymmS8, output_q});
+  CHECK(net.tensor_info(again).to_string() == "QAsymmS8 [6] (scale 0.25, zero point -3)");
+
+  Network retyped;
+  auto y = retyped.add<ops::Reshape>({{6}}, {retyped.add_input(0, {{2, 3}, DataType::QAsymmU8, input_q}, "x")}, "r");
+  REQUIRE(retyped.set_output_type(y, DataType::QAsymmS8, output_q));
+  retyped.add_output(0, y, "y");
+  CHECK(infer_error(retyped) ==
+        "layer 'r' (Reshape): output 0 is declared QAsymmS8 but Reshape produces QAsymmU8 "
+        "from its inputs");
+
+  Network float_scale;
+  auto f = float_scale.add<ops::Reshape>({{6}}, {float_scale.add_input(0, {{2, 3}}, "x")}, "r");
+  REQUIRE(float_scale.set_output_type(f, DataType::Float32, output_q));
+  float_scale.add_output(0, f, "y");
+  CHECK(infer_error(float_scale) ==
+        "layer 'r' (Reshape): output 0 is declared Float32 with a quantisation; only quantised types have one");
+
+  Network undeclared;
+  undeclared.add_output(0, undeclared.add<ops::Quantize>({}, {undeclared.add_input(0, {{4}}, "x")}, "q"), "y");
+  CHECK(infer_error(undeclared) ==
+        "layer 'q' (Quantize): output 0 needs its data type and quantisation declared "
+        "with Network::set_output_type: Quantize converts to the type the user chooses");
+
+  Network no_such_slot;
+  CHECK_FALSE(no_such_slot.set_output_type({3, 0}, DataType::QAsymmU8, output_q));
+}
+
 namespace {
 constexpr bool build_and_infer_at_compile_time() {
   Network net;

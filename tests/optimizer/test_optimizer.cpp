@@ -383,9 +383,8 @@ TEST_CASE("Workloads are chosen by op and data type, and a data type a backend l
   auto optimized = Accelerated::optimize(std::move(net));
   REQUIRE(optimized);
   const std::string text = optimized->to_string();
-  CHECK_THAT(
-      text,
-      Catch::Contains("int8_transpose (Transpose) QAsymmS8 [3, 2] -> CpuRef (QAsymmS8); F32Acc: no QAsymmS8 workload"));
+  CHECK_THAT(text, Catch::Contains("int8_transpose (Transpose) QAsymmS8 [3, 2] (scale 0.5, zero point 3) -> CpuRef "
+                                   "(QAsymmS8); F32Acc: no QAsymmS8 workload"));
   CHECK_THAT(text, Catch::Contains("float_transpose (Transpose) Float32 [3, 2] -> F32Acc (Float32)\n"));
   CHECK(optimized->assignment(layer_named(optimized->network(), "int8_transpose")).workload->data_type ==
         DataType::QAsymmS8);

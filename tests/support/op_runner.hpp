@@ -52,6 +52,13 @@ struct TestTensor {
   static TestTensor i32(TensorShape shape, const std::vector<std::int32_t>& values) {
     return make(TensorInfo{shape, DataType::Signed32, {}}, values.data(), values.size() * sizeof(std::int32_t));
   }
+  /// An 8-bit quantised tensor (QAsymmU8, QAsymmS8 or QSymmS8) holding `values`.
+  static TestTensor q8(TensorShape shape, DataType type, QuantizationInfo quantization,
+                       const std::vector<std::int32_t>& values) {
+    std::vector<std::uint8_t> bytes;
+    for (std::int32_t v : values) bytes.push_back(static_cast<std::uint8_t>(v));
+    return make(TensorInfo{shape, type, std::move(quantization)}, bytes.data(), bytes.size());
+  }
   static TestTensor make(TensorInfo info, const void* data, std::size_t size) {
     TestTensor t{std::move(info), std::vector<std::byte>(size)};
     if (size != 0) std::memcpy(t.bytes.data(), data, size);
@@ -68,6 +75,21 @@ struct TestTensor {
     for (float v : floats()) ints.push_back(static_cast<std::int32_t>(v));
     return i32(info.shape, ints);
   }
+  /// The elements of an 8-bit quantised or Signed32 tensor.
+  std::vector<std::int32_t> integers() const {
+    std::vector<std::int32_t> v;
+    for (std::uint64_t i = 0; i < info.num_elements(); ++i) {
+      if (info.type == DataType::Signed32) {
+        std::int32_t x;
+        std::memcpy(&x, bytes.data() + 4 * i, 4);
+        v.push_back(x);
+      } else {
+        const auto byte = std::to_integer<std::uint8_t>(bytes[i]);
+        v.push_back(info.type == DataType::QAsymmU8 ? byte : static_cast<std::int8_t>(byte));
+      }
+    }
+    return v;
+  }
   std::vector<float> floats() const {
     std::vector<float> v(bytes.size() / sizeof(float));
     if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
@@ -79,10 +101,12 @@ struct TestTensor {
 /// RefBackend behind it for any other backend; a Runtime with OpSet<Op>, so only Op's workloads
 /// are compiled) and returns the outputs, or the first error. `threads` goes to backends that take
 /// a thread count (0: their default); `workload_owner`, when given, receives the id of the backend
-/// whose workload ran the op (Backend's own, or one it inherits).
+/// whose workload ran the op (Backend's own, or one it inherits). `output_types` declares the
+/// outputs' types (Network::set_output_type), one per output or none.
 template <class Op, class Backend = RefBackend>
 Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs,
-                                         unsigned threads = 0, std::string_view* workload_owner = nullptr) {
+                                         unsigned threads = 0, std::string_view* workload_owner = nullptr,
+                                         const std::vector<ops::OutputType>& output_types = {}) {
   Network net;
   const LayerId layer = net.add_layer<Op>(params, inputs.size(), "op");
   std::vector<InputBinding> feeds;
@@ -97,6 +121,11 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
   for (std::size_t i = 0; i < outputs; ++i)
     net.add_output(static_cast<BindingId>(i), net.output(layer, static_cast<std::uint32_t>(i)),
                    "output" + std::to_string(i));
+  for (std::size_t i = 0; i < output_types.size(); ++i)
+    if (auto s = net.set_output_type(net.output(layer, static_cast<std::uint32_t>(i)), output_types[i].type,
+                                     output_types[i].quantization);
+        !s)
+      return s;
 
   auto run = [&]<class... Bs>(std::type_identity<Runtime<Bs...>>) -> Expected<std::vector<TestTensor>> {
     auto optimized = Runtime<Bs...>::optimize(std::move(net), {{Backend::id}});
@@ -131,9 +160,21 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
 
 /// Checks `actual` against `expected` element by element: |a - e| <= atol + rtol * |e|, NaNs equal.
 /// On failure reports the shape, the first bad index and the largest errors.
+/// Quantised tensors must match exactly: same type, quantisation and integers.
 inline void check_close(const TestTensor& actual, const TestTensor& expected, double rtol, double atol) {
   INFO("shape " << expected.info.shape.to_string() << ", got " << actual.info.shape.to_string());
   REQUIRE(actual.info.shape == expected.info.shape);
+  if (is_quantized(expected.info.type)) {
+    REQUIRE(actual.info == expected.info);
+    const auto a = actual.integers(), e = expected.integers();
+    std::size_t bad = 0, first_bad = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] != e[i] && bad++ == 0) first_bad = i;
+    INFO(bad << " elements differ; first at " << first_bad << ": got " << (bad ? a[first_bad] : 0) << ", expected "
+             << (bad ? e[first_bad] : 0));
+    CHECK(bad == 0);
+    return;
+  }
   const auto a = actual.floats(), e = expected.floats();
   REQUIRE(a.size() == e.size());
   std::size_t bad = 0, first_bad = 0;
@@ -154,11 +195,18 @@ inline void check_close(const TestTensor& actual, const TestTensor& expected, do
   CHECK(bad == 0);
 }
 
-/// Runs an op and checks its outputs against expected tensors.
+/// The type of each expected output, declared for the op's outputs (quantised outputs need it).
+inline std::vector<ops::OutputType> declared_types(const std::vector<TestTensor>& expected) {
+  std::vector<ops::OutputType> types;
+  for (const TestTensor& t : expected) types.push_back({t.info.type, t.info.quantization});
+  return types;
+}
+
+/// Runs an op and checks its outputs against expected tensors, whose types it declares.
 template <class Op, class Backend = RefBackend>
 void check_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs,
               const std::vector<TestTensor>& expected, double rtol = 1e-5, double atol = 1e-6) {
-  auto outputs = run_op<Op, Backend>(params, inputs);
+  auto outputs = run_op<Op, Backend>(params, inputs, 0, nullptr, declared_types(expected));
   INFO("backend " << Backend::id);
   if (!outputs) FAIL(outputs.status().message());
   REQUIRE(outputs->size() == expected.size());
@@ -183,12 +231,12 @@ inline TestTensor random_f32(TensorShape shape, std::uint32_t seed, float low = 
 /// bit-identical across thread counts and within tolerance of RefBackend's.
 template <class Op, class Backend>
 void check_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol = 1e-5,
-                       double atol = 1e-5) {
-  auto expected = run_op<Op, RefBackend>(params, inputs);
+                       double atol = 1e-5, const std::vector<ops::OutputType>& output_types = {}) {
+  auto expected = run_op<Op, RefBackend>(params, inputs, 0, nullptr, output_types);
   if (!expected) FAIL(expected.status().message());
   std::string_view owner;
-  auto one_thread = run_op<Op, Backend>(params, inputs, 1, &owner);
-  auto three_threads = run_op<Op, Backend>(params, inputs, 3);
+  auto one_thread = run_op<Op, Backend>(params, inputs, 1, &owner, output_types);
+  auto three_threads = run_op<Op, Backend>(params, inputs, 3, nullptr, output_types);
   INFO("backend " << Backend::id);
   if (!one_thread) FAIL(one_thread.status().message());
   if (!three_threads) FAIL(three_threads.status().message());

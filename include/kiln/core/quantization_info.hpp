@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "kiln/core/data_type.hpp"
+
 namespace kiln {
 
 /// Affine quantisation parameters: real = scale * (q - offset).
@@ -21,5 +23,14 @@ struct QuantizationInfo {
   constexpr bool is_per_axis() const noexcept { return scales.size() > 1 || axis.has_value(); }
   friend constexpr bool operator==(const QuantizationInfo&, const QuantizationInfo&) = default;
 };
+
+/// The integers an 8-bit quantised type holds: [0, 255] for QAsymmU8, [-128, 127] for the signed ones.
+struct QuantizedRange {
+  std::int32_t lo = 0;
+  std::int32_t hi = 0;
+};
+constexpr QuantizedRange quantized_range(DataType type) noexcept {
+  return type == DataType::QAsymmU8 ? QuantizedRange{0, 255} : QuantizedRange{-128, 127};
+}
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "kiln/core/quantization_info.hpp"
 #include "kiln/core/status.hpp"
 
 namespace kiln {
@@ -65,6 +66,21 @@ struct Requantization {
 constexpr std::int32_t requantize(std::int32_t acc, const Requantization& r, std::int32_t zero_point, std::int32_t lo,
                                   std::int32_t hi) noexcept {
   return static_cast<std::int32_t>(std::clamp<std::int64_t>(std::int64_t{r.apply(acc)} + zero_point, lo, hi));
+}
+
+/// ONNX's QuantizeLinear of one value: saturate(round_half_to_even(x / scale) + zero_point), in
+/// the default rounding mode; NaN becomes the zero point. Every backend computes exactly this.
+inline std::int32_t quantize(float x, float scale, std::int32_t zero_point, QuantizedRange range) noexcept {
+  const float rounded = std::nearbyint(x / scale);
+  if (std::isnan(rounded)) return zero_point;
+  // Clamped while a float: converting an out-of-range float to an integer is undefined.
+  const float lo = static_cast<float>(range.lo - zero_point), hi = static_cast<float>(range.hi - zero_point);
+  return static_cast<std::int32_t>(std::clamp(rounded, lo, hi)) + zero_point;
+}
+
+/// ONNX's DequantizeLinear of one value: (q - zero_point) x scale, the difference exact.
+constexpr float dequantize(std::int64_t q, float scale, std::int32_t zero_point) noexcept {
+  return static_cast<float>(q - zero_point) * scale;
 }
 
 }  // namespace kiln

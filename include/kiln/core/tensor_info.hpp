@@ -25,7 +25,18 @@ struct TensorInfo {
   friend constexpr bool operator==(const TensorInfo&, const TensorInfo&) = default;
 
   /// "Float32 [1, 224, 224, 3]".
-  std::string to_string() const { return detail::str_cat(kiln::to_string(type), ' ', shape.to_string()); }
+  /// "Float32 [1,8]"; a quantised tensor adds its quantisation: "QAsymmU8 [1,8] (scale 0.5, zero point 10)",
+  /// "QSymmS8 [8,3] (8 scales on axis 0, zero point 0)".
+  std::string to_string() const {
+    std::string text = detail::str_cat(kiln::to_string(type), ' ', shape.to_string());
+    if (quantization.is_per_axis())
+      text += detail::str_cat(" (", quantization.scales.size(), " scales on axis ",
+                              quantization.axis ? static_cast<std::int64_t>(*quantization.axis) : -1, ", zero point ",
+                              quantization.offset, ')');
+    else if (!quantization.empty())
+      text += detail::str_cat(" (scale ", quantization.scales[0], ", zero point ", quantization.offset, ')');
+    return text;
+  }
 };
 
 /// Checks that a user-supplied TensorInfo describes a tensor kiln can hold.

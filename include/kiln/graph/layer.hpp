@@ -65,6 +65,8 @@ struct Layer {
   LayerDescriptor descriptor;
   std::vector<std::optional<OutputSlot>> inputs;  ///< one per input slot; empty until connected
   std::vector<TensorInfo> outputs;                ///< filled by shape inference
+  /// Per output, the type the builder declared (Network::set_output_type); empty when none is.
+  std::vector<std::optional<ops::OutputType>> output_types;
 
   constexpr std::string_view op_name() const { return ops::op_name(descriptor.index()); }
   /// The layer's Op::Params, for code that knows the op from `descriptor.index()` (its ops::op_list index).

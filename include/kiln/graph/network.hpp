@@ -77,6 +77,20 @@ class Network {
     return {id, 0};
   }
 
+  /// Declares the data type and quantisation of a layer's output: what a Quantize or Requantize
+  /// layer converts to, or the output quantisation of a quantised layer (which otherwise keeps
+  /// its input's). Shape inference checks the declaration against the op.
+  constexpr Status set_output_type(OutputSlot slot, DataType type, QuantizationInfo quantization = {}) {
+    shapes_inferred_ = false;
+    if (slot.layer >= layers_.size() || slot.index >= layers_[slot.layer].outputs.size())
+      return remember(Status::error(ErrorCode::InvalidArgument, "cannot declare the type of output ", slot.index,
+                                    " of layer id ", slot.layer, ": there is no such output"));
+    auto& types = layers_[slot.layer].output_types;
+    types.resize(layers_[slot.layer].outputs.size());
+    types[slot.index] = ops::OutputType{type, std::move(quantization)};
+    return Status::ok();
+  }
+
   /// Output `index` of a layer with several outputs (Split).
   constexpr OutputSlot output(LayerId layer, std::uint32_t index) const { return {layer, index}; }
 
@@ -258,7 +272,8 @@ constexpr Status Network::infer_layer(Layer& layer) {
   inputs.reserve(layer.inputs.size());
   for (const auto& input : layer.inputs) inputs.push_back(tensor_info(*input));
   const Status status = visit_op(layer.descriptor, [&](const auto& d) {
-    return std::decay_t<decltype(d)>::op::infer(d.value, inputs, layer.outputs);
+    return ops::infer_outputs<typename std::decay_t<decltype(d)>::op>(d.value, inputs, layer.output_types,
+                                                                      layer.outputs);
   });
   if (!status) return status.with_context(layer.describe());
   for (std::size_t i = 0; i < layer.outputs.size(); ++i)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <concepts>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -23,6 +24,7 @@
 #include "kiln/ops/output.hpp"
 #include "kiln/ops/pad.hpp"
 #include "kiln/ops/pooling2d.hpp"
+#include "kiln/ops/quantize.hpp"
 #include "kiln/ops/reduce.hpp"
 #include "kiln/ops/reshape.hpp"
 #include "kiln/ops/resize.hpp"
@@ -46,10 +48,10 @@ concept OpDescriptor = requires(const typename Op::Params& params, std::span<con
 namespace ops {
 
 /// Every op, alphabetical. Adding an op adds one line here.
-using op_list =
-    TypeList<Activation, BatchMatMul, BatchNormalization, Concat, Constant, Convolution2d, DepthwiseConvolution2d,
-             ElementwiseBinary, ElementwiseUnary, FullyConnected, Gather, Input, MemCopy, Output, Pad, Pooling2d,
-             Reduce, Reshape, Resize, Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;
+using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Concat, Constant, Convolution2d,
+                         DepthwiseConvolution2d, Dequantize, ElementwiseBinary, ElementwiseUnary, FullyConnected,
+                         Gather, Input, MemCopy, Output, Pad, Pooling2d, Quantize, Reduce, Requantize, Reshape, Resize,
+                         Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;
 
 inline constexpr std::size_t op_count = op_list::size;
 
@@ -92,6 +94,55 @@ constexpr std::size_t num_outputs(const typename Op::Params& params) {
     return Op::num_outputs(params);
   else
     return 1;
+}
+
+/// A data type and quantisation the builder gives a layer's output (Network::set_output_type):
+/// Arm NN's SetTensorInfo on an output slot, for quantised outputs.
+struct OutputType {
+  DataType type = DataType::Float32;
+  QuantizationInfo quantization;
+  friend constexpr bool operator==(const OutputType&, const OutputType&) = default;
+};
+
+/// True for ops whose output type is the builder's choice alone (Quantize, Requantize): their
+/// infer() finds the declared type and quantisation in its outputs on entry.
+template <class Op>
+inline constexpr bool output_type_declared_v = requires {
+  requires Op::output_type_declared;
+};
+
+/// Infers the outputs of an Op layer reading `in`, with the types the builder declared for them
+/// (`declared` is empty or holds one entry per output). An op whose output type is declared
+/// (output_type_declared_v) needs a declaration for each output; any other op may only have the
+/// quantisation of a quantised output declared, which replaces the one it inherits from its input.
+template <OpDescriptor Op>
+constexpr Status infer_outputs(const typename Op::Params& params, std::span<const TensorInfo> in,
+                               std::span<const std::optional<OutputType>> declared, std::span<TensorInfo> out) {
+  auto declaration = [&](std::size_t i) { return i < declared.size() ? declared[i] : std::nullopt; };
+  if constexpr (output_type_declared_v<Op>) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto d = declaration(i);
+      if (!d)
+        return kiln::detail::invalid("output ", i, " needs its data type and quantisation declared with ",
+                                     "Network::set_output_type: ", Op::name, " converts to the type the user chooses");
+      out[i] = TensorInfo{{}, d->type, d->quantization};
+    }
+    return Op::infer(params, in, out);
+  } else {
+    if (auto s = Op::infer(params, in, out); !s) return s;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto d = declaration(i);
+      if (!d) continue;
+      if (d->type != out[i].type)
+        return kiln::detail::invalid("output ", i, " is declared ", to_string(d->type), " but ", Op::name, " produces ",
+                                     to_string(out[i].type), " from its inputs");
+      if (!is_quantized(d->type) && !d->quantization.empty())
+        return kiln::detail::invalid("output ", i, " is declared ", to_string(d->type),
+                                     " with a quantisation; only quantised types have one");
+      out[i].quantization = d->quantization;
+    }
+    return Status::ok();
+  }
 }
 
 }  // namespace ops

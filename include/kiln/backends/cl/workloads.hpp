@@ -15,6 +15,7 @@
 #include "kiln/backends/cl/ops/mem_copy.hpp"
 #include "kiln/backends/cl/ops/pad.hpp"
 #include "kiln/backends/cl/ops/pooling2d.hpp"
+#include "kiln/backends/cl/ops/quantize.hpp"
 #include "kiln/backends/cl/ops/reduce.hpp"
 #include "kiln/backends/cl/ops/reshape.hpp"
 #include "kiln/backends/cl/ops/resize.hpp"

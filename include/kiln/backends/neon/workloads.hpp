@@ -14,6 +14,7 @@
 #include "kiln/backends/neon/ops/fully_connected.hpp"
 #include "kiln/backends/neon/ops/pad.hpp"
 #include "kiln/backends/neon/ops/pooling2d.hpp"
+#include "kiln/backends/neon/ops/quantize.hpp"
 #include "kiln/backends/neon/ops/reduce.hpp"
 #include "kiln/backends/neon/ops/resize.hpp"
 #include "kiln/backends/neon/ops/softmax.hpp"

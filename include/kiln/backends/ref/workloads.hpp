@@ -15,6 +15,7 @@
 #include "kiln/backends/ref/ops/mem_copy.hpp"
 #include "kiln/backends/ref/ops/pad.hpp"
 #include "kiln/backends/ref/ops/pooling2d.hpp"
+#include "kiln/backends/ref/ops/quantize.hpp"
 #include "kiln/backends/ref/ops/reduce.hpp"
 #include "kiln/backends/ref/ops/reshape.hpp"
 #include "kiln/backends/ref/ops/resize.hpp"

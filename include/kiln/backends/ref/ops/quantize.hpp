@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reference Quantize, Dequantize and Requantize: one value at a time, by decision 0014's rules.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kiln/backends/ref/ref_kernel.hpp"
+#include "kiln/core/requantization.hpp"
+
+namespace kiln {
+
+namespace ref {
+
+/// The scale of each element of a tensor quantised per tensor or per slice of an axis.
+class ElementScales {
+ public:
+  explicit ElementScales(const TensorInfo& info) : scales_(info.quantization.scales) {
+    if (scales_.size() > 1) {
+      inner_ = info.shape.num_elements(*info.quantization.axis + 1, info.rank());
+      length_ = info.shape[*info.quantization.axis];
+    }
+  }
+  float operator()(std::uint64_t element) const {
+    return scales_.size() == 1 ? scales_[0] : scales_[(element / inner_) % length_];
+  }
+  std::span<const float> all() const { return scales_; }
+
+ private:
+  std::vector<float> scales_;
+  std::uint64_t inner_ = 1;
+  std::uint64_t length_ = 1;
+};
+
+/// Element i of an 8-bit quantised or Signed32 tensor.
+inline std::int32_t load_integer(const ConstTensor& t, std::uint64_t i) {
+  switch (t.info.type) {
+    case DataType::QAsymmU8: return static_cast<const std::uint8_t*>(t.data)[i];
+    case DataType::Signed32: return static_cast<const std::int32_t*>(t.data)[i];
+    default: return static_cast<const std::int8_t*>(t.data)[i];
+  }
+}
+/// Stores q, which lies in the range of the tensor's 8-bit type: the same byte for uint8 and int8.
+inline void store_8bit(const Tensor& t, std::uint64_t i, std::int32_t q) {
+  static_cast<std::uint8_t*>(t.data)[i] = static_cast<std::uint8_t>(q);
+}
+
+}  // namespace ref
+
+template <>
+struct Workload<ops::Quantize, RefBackend, DataType::Float32> {
+  explicit Workload(const WorkloadInfo<ops::Quantize>& info) : scales_(info.outputs[0]) {}
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    const float* x = ref::floats(in[0]);
+    const std::int32_t zero_point = out[0].info.quantization.offset;
+    const QuantizedRange range = quantized_range(out[0].info.type);
+    for (std::uint64_t i = 0; i < in[0].info.num_elements(); ++i)
+      ref::store_8bit(out[0], i, quantize(x[i], scales_(i), zero_point, range));
+  }
+
+ private:
+  ref::ElementScales scales_;
+};
+
+/// Every input type Dequantize takes (ops::Dequantize::infer checks them).
+template <DataType T>
+requires(is_quantized(T) || T == DataType::Signed32) struct Workload<ops::Dequantize, RefBackend, T> {
+  explicit Workload(const WorkloadInfo<ops::Dequantize>& info) : scales_(info.inputs[0]) {}
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    const std::int32_t zero_point = in[0].info.quantization.offset;
+    float* y = ref::floats(out[0]);
+    for (std::uint64_t i = 0; i < in[0].info.num_elements(); ++i)
+      y[i] = dequantize(ref::load_integer(in[0], i), scales_(i), zero_point);
+  }
+
+ private:
+  ref::ElementScales scales_;
+};
+
+namespace ref {
+
+/// Requantize's multiplier, input scale / output scale, made at load.
+inline Expected<Requantization> requantize_multiplier(const WorkloadInfo<ops::Requantize>& info) {
+  return Requantization::from_real(static_cast<double>(info.inputs[0].quantization.scales[0]) /
+                                   info.outputs[0].quantization.scales[0]);
+}
+
+}  // namespace ref
+
+template <DataType T>
+requires(is_quantized(T)) struct Workload<ops::Requantize, RefBackend, T> {
+  static Status is_supported(const WorkloadInfo<ops::Requantize>& info) {
+    return ref::requantize_multiplier(info).status();
+  }
+  static Expected<Workload> create(const WorkloadInfo<ops::Requantize>& info, ref::Context&) {
+    auto multiplier = ref::requantize_multiplier(info);
+    if (!multiplier) return multiplier.status();
+    return Workload{*multiplier};
+  }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    const std::int32_t in_zero = in[0].info.quantization.offset, out_zero = out[0].info.quantization.offset;
+    const QuantizedRange range = quantized_range(out[0].info.type);
+    for (std::uint64_t i = 0; i < in[0].info.num_elements(); ++i)
+      ref::store_8bit(out[0], i,
+                      requantize(ref::load_integer(in[0], i) - in_zero, multiplier, out_zero, range.lo, range.hi));
+  }
+
+  Requantization multiplier;
+};
+
+}  // namespace kiln
