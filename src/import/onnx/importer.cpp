@@ -475,7 +475,7 @@ std::span<const ConverterEntry> converter_table() {
     std::vector<ConverterEntry> all;
     for (auto part : {activation_converters(), elementwise_converters(), convolution_converters(), dense_converters(),
                       pooling_converters(), normalization_converters(), reduce_converters(), resize_converters(),
-                      shape_converters(), constant_converters()})
+                      shape_converters(), constant_converters(), quantization_converters()})
       all.insert(all.end(), part.begin(), part.end());
     std::ranges::sort(all, {}, &ConverterEntry::op);
     return all;
@@ -564,7 +564,11 @@ Status Importer::read_graph(::onnx::GraphProto& graph, ImportedModel& model) {
   BindingId binding = 0;
   for (const auto& input : graph.input()) {
     // An initializer also listed as an input (IR < 4), or an input the user made constant.
-    if (values_.contains(input.name())) continue;
+    if (auto known = values_.find(input.name()); known != values_.end()) {
+      if (known->second.constant && known->second.constant->onnx_type == 0)
+        known->second.constant->onnx_type = input.type().tensor_type().elem_type();
+      continue;
+    }
     if (auto status = add_graph_input(input, binding++, model); !status) return status;
   }
   for (const auto& node : graph.node())

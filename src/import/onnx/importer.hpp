@@ -26,6 +26,8 @@ struct ConstValue {
   bool is_bool = false;
   std::vector<float> floats;
   std::vector<std::int64_t> ints;
+  /// The ONNX element type it was read as (TensorProto::DataType), 0 when computed at import.
+  std::int32_t onnx_type = 0;
 
   std::size_t size() const { return is_float ? floats.size() : ints.size(); }
   std::int64_t int_at(std::size_t i) const { return is_float ? static_cast<std::int64_t>(floats[i]) : ints[i]; }
@@ -144,24 +146,28 @@ class Importer {
 
   /// Adds a layer reading `inputs`, infers its outputs now (errors name the node) and returns
   /// its first output.
+  /// `output_type`, when given, is declared for its first output (Network::set_output_type).
   template <OpDescriptor Op>
-  Expected<OutputSlot> add(typename Op::Params params, std::span<const OutputSlot> inputs,
-                           std::string_view suffix = {}) {
+  Expected<OutputSlot> add(typename Op::Params params, std::span<const OutputSlot> inputs, std::string_view suffix = {},
+                           std::optional<ops::OutputType> output_type = {}) {
     std::vector<TensorInfo> infos;
     for (const OutputSlot& slot : inputs) infos.push_back(info(slot));
     std::vector<TensorInfo> outputs(ops::num_outputs<Op>(params));
-    if (auto status = Op::infer(params, infos, outputs); !status) return invalid(status.message());
+    if (auto status = ops::infer_outputs<Op>(params, infos, std::span(&output_type, 1), outputs); !status)
+      return invalid(status.message());
     for (const TensorInfo& out : outputs)
       if (auto valid = kiln::validate(out); !valid) return invalid(valid.message());
     const LayerId id = network_->add_layer<Op>(std::move(params), inputs.size(), layer_name(suffix));
     for (std::size_t i = 0; i < inputs.size(); ++i) (void)network_->connect(inputs[i], id, i);
+    if (output_type) (void)network_->set_output_type({id, 0}, output_type->type, output_type->quantization);
     for (std::uint32_t i = 0; i < outputs.size(); ++i) infos_[{id, i}] = outputs[i];
     return OutputSlot{id, 0};
   }
   template <OpDescriptor Op>
   Expected<OutputSlot> add(typename Op::Params params, std::initializer_list<OutputSlot> inputs,
-                           std::string_view suffix = {}) {
-    return add<Op>(std::move(params), std::span<const OutputSlot>(inputs.begin(), inputs.size()), suffix);
+                           std::string_view suffix = {}, std::optional<ops::OutputType> output_type = {}) {
+    return add<Op>(std::move(params), std::span<const OutputSlot>(inputs.begin(), inputs.size()), suffix,
+                   std::move(output_type));
   }
   /// Defines output 0 as one `Op` layer applied to `x` held in `layout`.
   template <OpDescriptor Op>
@@ -241,6 +247,7 @@ std::span<const ConverterEntry> reduce_converters();
 std::span<const ConverterEntry> resize_converters();
 std::span<const ConverterEntry> shape_converters();
 std::span<const ConverterEntry> constant_converters();
+std::span<const ConverterEntry> quantization_converters();
 
 /// A TensorProto's value; the error names the tensor.
 Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor);

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX QuantizeLinear and DequantizeLinear as explicit conversions (docs/decisions/0014). A
+// DequantizeLinear of a constant (quantised weights, an int32 bias) is folded into a Float32
+// constant at import, so that the float layers reading it pack it at load as they do any weights.
+#include <algorithm>
+
+#include "importer.hpp"
+#include "kiln/core/requantization.hpp"
+
+namespace kiln::onnx::detail {
+namespace {
+
+/// A node's quantisation of its quantised tensor (the output of QuantizeLinear, the input of
+/// DequantizeLinear), from its scale and zero-point inputs; `axis` is the ONNX axis when per axis.
+struct NodeQuantization {
+  DataType type = DataType::QAsymmU8;
+  QuantizationInfo info;  ///< its offset is zero_points[0]
+  std::optional<std::size_t> axis;
+  std::vector<std::int64_t> zero_points;  ///< one per scale: a folded constant may have several
+
+  Status require_one_zero_point(const Importer& im) const {
+    if (std::ranges::any_of(zero_points, [&](std::int64_t z) { return z != zero_points[0]; }))
+      return im.error("zero points that differ along the axis (a kiln tensor holds one zero point)");
+    return Status::ok();
+  }
+};
+
+/// The kiln type of the ONNX element type of a quantised tensor.
+Expected<DataType> quantized_type(const Importer& im, std::int32_t onnx_type, bool signed32_allowed) {
+  switch (onnx_type) {
+    case ::onnx::TensorProto::UINT8: return DataType::QAsymmU8;
+    case ::onnx::TensorProto::INT8: return DataType::QAsymmS8;
+    case ::onnx::TensorProto::INT32:
+      if (signed32_allowed) return DataType::Signed32;
+      [[fallthrough]];
+    default:
+      return im.error("quantised type ", onnx_type_name(onnx_type), " is not supported (kiln quantises to ",
+                      "uint8 and int8", signed32_allowed ? ", and dequantizes int32" : "", ")");
+  }
+}
+
+/// Reads inputs 1 (scale) and 2 (zero point, optional) for a quantised tensor of `dims` whose ONNX
+/// element type is `onnx_type` when the node has no zero point.
+Expected<NodeQuantization> read_quantization(Importer& im, std::span<const std::int64_t> dims, std::int32_t onnx_type,
+                                             bool signed32_allowed) {
+  if (im.attr_int("block_size", 0) != 0) return im.error("blocked quantisation (block_size)");
+  KILN_ONNX_TRY(scale, im.constant_input(1, "scale"));
+  std::vector<std::int64_t> zero_points(scale->size(), 0);
+  if (im.has_input(2)) {
+    KILN_ONNX_TRY(zero, im.constant_input(2, "zero point"));
+    if (zero->size() != scale->size())
+      return im.invalid("zero point has ", zero->size(), " elements and scale ", scale->size());
+    if (zero->onnx_type != 0) onnx_type = zero->onnx_type;
+    for (std::size_t i = 0; i < zero->size(); ++i) zero_points[i] = zero->int_at(i);
+  }
+  NodeQuantization q;
+  KILN_ONNX_TRY(type, quantized_type(im, onnx_type, signed32_allowed));
+  q.type = type;
+  if (zero_points.empty()) return im.invalid("scale is empty");
+  for (std::int64_t z : zero_points)
+    if (z < -128 || z > 255) return im.invalid("zero point ", z, " is out of range");
+  q.info.offset = static_cast<std::int32_t>(zero_points[0]);
+  q.zero_points = std::move(zero_points);
+  for (std::size_t i = 0; i < scale->size(); ++i) q.info.scales.push_back(scale->float_at(i));
+  if (scale->size() > 1) {
+    const auto rank = static_cast<std::int64_t>(dims.size());
+    std::int64_t axis = im.attr_int("axis", 1);
+    if (axis < -rank || axis >= rank) return im.invalid("axis ", axis, " is out of range for rank ", rank);
+    if (axis < 0) axis += rank;
+    q.axis = static_cast<std::size_t>(axis);
+    if (static_cast<std::int64_t>(scale->size()) != dims[*q.axis])
+      return im.invalid(scale->size(), " scales for axis ", axis, " of length ", dims[*q.axis]);
+  }
+  return q;
+}
+
+/// The quantisation as kiln holds it for a tensor in `layout`: the axis moved with the layout.
+QuantizationInfo in_layout(const NodeQuantization& q, Layout layout, std::size_t rank) {
+  QuantizationInfo info = q.info;
+  if (q.axis)
+    info.axis = static_cast<std::uint32_t>(layout == Layout::Plain ? *q.axis : channels_last_axis(*q.axis, rank));
+  return info;
+}
+
+Status quantize_linear(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  if (x->type != DataType::Float32) return im.error("input is ", to_string(x->type), "; kiln quantizes Float32");
+  const auto default_type = static_cast<std::int32_t>(im.attr_int("output_dtype", ::onnx::TensorProto::UINT8));
+  KILN_ONNX_TRY(q, read_quantization(im, x->dims, default_type, false));
+  if (auto s = q.require_one_zero_point(im); !s) return s;
+  const Layout layout = Importer::preferred_layout(*x);
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
+  KILN_ONNX_TRY(y,
+                im.add<ops::Quantize>({}, {input}, {}, ops::OutputType{q.type, in_layout(q, layout, x->dims.size())}));
+  im.define(0, y, layout);
+  return Status::ok();
+}
+
+/// (q - zero point) x scale of every element of a constant, as RefBackend's Dequantize computes it.
+ConstValue dequantized(const ConstValue& x, const NodeQuantization& q) {
+  ConstValue out;
+  out.dims = x.dims;
+  out.floats.reserve(x.size());
+  std::size_t inner = 1, length = 1;
+  if (q.axis) {
+    length = static_cast<std::size_t>(x.dims[*q.axis]);
+    for (std::size_t d = *q.axis + 1; d < x.dims.size(); ++d) inner *= static_cast<std::size_t>(x.dims[d]);
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::size_t slice = q.axis ? (i / inner) % length : 0;
+    out.floats.push_back(
+        dequantize(x.int_at(i), q.info.scales[slice], static_cast<std::int32_t>(q.zero_points[slice])));
+  }
+  return out;
+}
+
+Status dequantize_linear(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  if (x->constant) {
+    if (x->constant->is_float || x->constant->is_bool) return im.invalid("input is not an integer tensor");
+    KILN_ONNX_TRY(q, read_quantization(im, x->dims, x->constant->onnx_type, true));
+    im.define_constant(0, dequantized(*x->constant, q), DataType::Float32);
+    return Status::ok();
+  }
+  if (!is_quantized(x->type))
+    return im.error("input 0 must be a constant or a quantised tensor (the output of QuantizeLinear); it is a ",
+                    to_string(x->type), " tensor computed by the network (8-bit graph inputs are not supported yet)");
+  KILN_ONNX_TRY(q, read_quantization(
+                       im, x->dims,
+                       x->type == DataType::QAsymmU8 ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8, false));
+  if (auto s = q.require_one_zero_point(im); !s) return s;
+  if (q.type != x->type)
+    return im.invalid("input is ", to_string(x->type), " but the zero point's type makes it ", to_string(q.type));
+  const Layout layout = Importer::preferred_layout(*x);
+  const std::size_t rank = x->dims.size();
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
+  QuantizationInfo info = in_layout(q, layout, rank);
+  if (im.info(input).quantization != info) {
+    // The integers read with this node's scale and zero point: the same bytes, declared anew.
+    std::vector<std::int64_t> same_shape;
+    for (std::size_t d = 0; d < rank; ++d) same_shape.push_back(im.info(input).shape[d]);
+    KILN_ONNX_TRY(reread, im.add<ops::Reshape>({same_shape}, {input}, "reread", ops::OutputType{q.type, info}));
+    input = reread;
+  }
+  KILN_ONNX_TRY(y, im.add<ops::Dequantize>({}, {input}));
+  im.define(0, y, layout);
+  return Status::ok();
+}
+
+constexpr ConverterEntry converters[] = {
+    {"DequantizeLinear", dequantize_linear},
+    {"QuantizeLinear", quantize_linear},
+};
+
+}  // namespace
+
+std::span<const ConverterEntry> quantization_converters() { return converters; }
+
+}  // namespace kiln::onnx::detail
