@@ -130,3 +130,61 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d 3x3 stride 1 with many channels (Winograd
     check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w, b}, 1e-5, 1e-7 * 9 * c.input[3] * 2);
   }
 }
+
+namespace {
+QuantizationInfo conv_quantization(std::vector<float> scales, std::int32_t zero_point,
+                                   std::optional<std::uint32_t> axis = {}) {
+  return {std::move(scales), zero_point, axis};
+}
+TestTensor int8_conv_bias(std::vector<std::int32_t> values, std::vector<float> scales) {
+  auto bias = TestTensor::i32({static_cast<std::uint32_t>(values.size())}, values).as_constant();
+  bias.info.quantization = conv_quantization(std::move(scales), 0, 0u);
+  return bias;
+}
+}  // namespace
+
+TEST_CASE("Convolution2d in int8: per-channel weights, bias, fused ReLU (hand-computed)",
+          "[ops][convolution2d][int8]") {
+  // x = 0.5 (q - 10): 1, -1, 0, 10; w = [1, -1] as q 4 at 0.25 and -2 at 0.5; bias [1, -1].
+  // Real outputs x + 1 and -x - 1, quantised at 0.25 with zero point 100.
+  const auto x = TestTensor::q8({1, 2, 2, 1}, DataType::QAsymmU8, conv_quantization({0.5f}, 10), {12, 8, 10, 30});
+  const auto w =
+      TestTensor::q8({2, 1, 1, 1}, DataType::QSymmS8, conv_quantization({0.25f, 0.5f}, 0, 0u), {4, -2}).as_constant();
+  const auto bias = int8_conv_bias({8, -4}, {0.125f, 0.25f});
+  const auto y_q = conv_quantization({0.25f}, 100);
+  check_op<ops::Convolution2d>(
+      {}, {x, w, bias}, {TestTensor::q8({1, 2, 2, 2}, DataType::QAsymmU8, y_q, {108, 92, 100, 100, 104, 96, 144, 56})});
+  // ReLU clamps at the zero point (real 0).
+  check_op<ops::Convolution2d>(
+      {.activation = ops::Activation::Params{}}, {x, w, bias},
+      {TestTensor::q8({1, 2, 2, 2}, DataType::QAsymmU8, y_q, {108, 100, 100, 100, 104, 100, 144, 100})});
+}
+
+TEST_CASE("Convolution2d in int8 pads with the input's zero point", "[ops][convolution2d][int8]") {
+  // One pixel, q - zero point = 4, under a 3x3 kernel of ones with padding 1: only the centre tap
+  // sees data; padding with 0 instead of the zero point would add 8 x (0 - 10).
+  const auto x = TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmU8, conv_quantization({1.0f}, 10), {14});
+  const auto w =
+      TestTensor::q8({1, 3, 3, 1}, DataType::QSymmS8, conv_quantization({1.0f}, 0), std::vector<std::int32_t>(9, 1))
+          .as_constant();
+  check_op<ops::Convolution2d>({.padding = {1, 1, 1, 1}}, {x, w},
+                               {TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmU8, conv_quantization({1.0f}, 0), {4})});
+}
+
+TEST_CASE("Convolution2d in int8 refuses what decision 0014 does not define, with reasons",
+          "[ops][convolution2d][int8]") {
+  const auto x = TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmU8, conv_quantization({1.0f}, 10), {14});
+  const auto asymmetric =
+      TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmU8, conv_quantization({1.0f}, 3), {7}).as_constant();
+  auto refused = run_op<ops::Convolution2d>({}, {x, asymmetric});
+  REQUIRE_FALSE(refused);
+  CHECK_THAT(refused.status().message(), Catch::Contains("on QSymmS8 weights"));
+  const auto w = TestTensor::q8({1, 1, 1, 1}, DataType::QSymmS8, conv_quantization({1.0f}, 0), {7}).as_constant();
+  auto sigmoid =
+      run_op<ops::Convolution2d>({.activation = ops::Activation::Params{ops::ActivationFunction::Sigmoid}}, {x, w});
+  REQUIRE_FALSE(sigmoid);
+  CHECK_THAT(sigmoid.status().message(), Catch::Contains("ReLU-family clamps only"));
+  auto wrong_bias = run_op<ops::Convolution2d>({}, {x, w, int8_conv_bias({1}, {0.3f})});
+  REQUIRE_FALSE(wrong_bias);
+  CHECK_THAT(wrong_bias.status().message(), Catch::Contains("at input scale x weight scale"));
+}

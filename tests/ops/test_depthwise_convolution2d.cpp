@@ -78,3 +78,17 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches RefBackend on odd shapes
     check_against_ref<ops::DepthwiseConvolution2d, TestType>(c.params, {x, w}, 1e-5, 1e-5);
   }
 }
+
+TEST_CASE("DepthwiseConvolution2d in int8: per-channel scales, ties up, ReLU6 clamp (hand-computed)",
+          "[ops][depthwise_convolution2d][int8]") {
+  // q - 128 = (2, -28) and (0, 127); w q = (3, -4) at scales (1, 0.5); bias q (1, 0); output scale 1:
+  // M = (0.5, 0.25). Channel 0: 7 x 0.5 = 3.5 -> 4, 1 x 0.5 -> 1 (ties up). Channel 1: 112 x 0.25 = 28,
+  // clamped by ReLU6 to 6; -508 x 0.25 = -127, clamped to 0.
+  const auto x = TestTensor::q8({1, 1, 2, 2}, DataType::QAsymmU8, {{0.5f}, 128, {}}, {130, 100, 128, 255});
+  const auto w = TestTensor::q8({1, 1, 1, 2}, DataType::QSymmS8, {{1.0f, 0.5f}, 0, 3u}, {3, -4}).as_constant();
+  auto bias = TestTensor::i32({2}, {1, 0}).as_constant();
+  bias.info.quantization = {{0.5f, 0.25f}, 0, 0u};
+  check_op<ops::DepthwiseConvolution2d>(
+      {.activation = ops::Activation::relu6()}, {x, w, bias},
+      {TestTensor::q8({1, 1, 2, 2}, DataType::QAsymmU8, {{1.0f}, 0, {}}, {4, 6, 1, 0})});
+}

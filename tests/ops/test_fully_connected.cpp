@@ -44,3 +44,13 @@ TEMPLATE_LIST_TEST_CASE("FullyConnected matches RefBackend on every tile edge", 
         check_against_ref<ops::FullyConnected, TestType>(p, inputs, 1e-5, 1e-5);
       }
 }
+
+TEST_CASE("FullyConnected in int8: ties rounded up, saturation (hand-computed)", "[ops][fully_connected][int8]") {
+  // q - (-1) = (1, 2, 127); M = 1 x 0.5 / 1 = 0.5. Sums 1, 2, 127 x 130 = 16510, -3 become
+  // 0.5 -> 1, 1, 8255 -> 127 (saturated), -1.5 -> -1 (ties go up, towards +infinity).
+  const auto x = TestTensor::q8({1, 3}, DataType::QAsymmS8, {{1.0f}, -1, {}}, {0, 1, 126});
+  const auto w = TestTensor::q8({4, 3}, DataType::QSymmS8, {{0.5f}, 0, {}}, {1, 0, 0, 0, 1, 0, 127, 127, 127, -3, 0, 0})
+                     .as_constant();
+  check_op<ops::FullyConnected>({}, {x, w},
+                                {TestTensor::q8({1, 4}, DataType::QAsymmS8, {{1.0f}, 0, {}}, {1, 1, 127, -1})});
+}
