@@ -254,6 +254,83 @@ TEST_CASE("A convolution whose output has another reader is neither folded nor f
 }
 
 namespace {
+/// A QDQ network as ONNX Runtime's quantiser writes one: x -> Quantize -> Dequantize -> conv 1x1 with
+/// Dequantize'd int8 weights and int32 bias -> Quantize -> Dequantize -> y. The values of the int8
+/// convolution test: real outputs x + 1 and -x - 1, on a grid of 0.25. `chained` adds a second
+/// such convolution, an identity, between the first and y.
+Network qdq_convolution(bool chained = false) {
+  Network net;
+  const QuantizationInfo x_q{{0.5f}, 10, {}}, y_q{{0.25f}, 100, {}};
+  auto x = net.add<ops::Quantize>({}, {net.add_input(0, {{1, 2, 2, 1}}, "x")}, "quantize_x");
+  (void)net.set_output_type(x, DataType::QAsymmU8, x_q);
+  auto w = net.add_constant<std::int8_t>({{2, 1, 1, 1}, DataType::QSymmS8, {{0.25f, 0.5f}, 0, 0u}},
+                                         std::vector<std::int8_t>{4, -2}, "w");
+  auto b = net.add_constant<std::int32_t>({{2}, DataType::Signed32, {{0.125f, 0.25f}, 0, 0u}},
+                                          std::vector<std::int32_t>{8, -4}, "b");
+  auto conv = net.add<ops::Convolution2d>(
+      {},
+      {net.add<ops::Dequantize>({}, {x}, "dequantize_x"), net.add<ops::Dequantize>({}, {w}, "dequantize_w"),
+       net.add<ops::Dequantize>({}, {b}, "dequantize_b")},
+      "conv");
+  auto y = net.add<ops::Quantize>({}, {conv}, "quantize_y");
+  (void)net.set_output_type(y, DataType::QAsymmU8, y_q);
+  if (chained) {
+    auto identity = net.add_constant<std::int8_t>({{2, 1, 1, 2}, DataType::QSymmS8, {{1.0f}, 0, {}}},
+                                                  std::vector<std::int8_t>{1, 0, 0, 1}, "identity");
+    auto copy = net.add<ops::Convolution2d>(
+        {},
+        {net.add<ops::Dequantize>({}, {y}, "dequantize_y1"), net.add<ops::Dequantize>({}, {identity}, "dequantize_i")},
+        "copy");
+    y = net.add<ops::Quantize>({}, {copy}, "quantize_y2");
+    (void)net.set_output_type(y, DataType::QAsymmU8, y_q);
+  }
+  net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+  return net;
+}
+
+std::vector<float> run_qdq_convolution(const optimized_network_t<RefBackend>& optimized) {
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(optimized);
+  REQUIRE(id);
+  std::vector<float> x{1, -1, 0, 10}, y(8);
+  std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), x.data()}}};
+  std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), y.data()}}};
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  return y;
+}
+}  // namespace
+
+TEST_CASE("Dequantize -> convolution -> Quantize becomes an int8 convolution", "[optimizer][passes][int8]") {
+  const std::vector<float> expected{2, -2, 0, 0, 1, -1, 11, -11};
+  auto fused = optimize<RefBackend>(qdq_convolution());
+  REQUIRE(fused);
+  const std::string text = fused->to_string();
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("conv (Convolution2d) QAsymmU8 [1, 2, 2, 2] (scale 0.25, zero point 100) -> "
+                                   "CpuRef (QAsymmU8)"));
+  CHECK_THAT(text, !Catch::Contains("quantize_y (Quantize)") && !Catch::Contains("dequantize_x") &&
+                       !Catch::Contains("dequantize_w") && !Catch::Contains("dequantize_b"));
+  CHECK(run_qdq_convolution(*fused) == expected);
+
+  // Unfused, the convolution runs in Float32 on weights and bias folded at load: the same values here.
+  auto unfused = optimize<RefBackend>(qdq_convolution(), {.fuse_quantized_layers = false});
+  REQUIRE(unfused);
+  const std::string float_text = unfused->to_string();
+  INFO(float_text);
+  CHECK_THAT(float_text, Catch::Contains("conv (Convolution2d) Float32") && Catch::Contains("quantize_y (Quantize)") &&
+                             Catch::Contains("dequantize_w/folded") && !Catch::Contains("dequantize_w (Dequantize)"));
+  CHECK(run_qdq_convolution(*unfused) == expected);
+
+  // A chain of them: each reads the int8 output of the one before.
+  auto chain = optimize<RefBackend>(qdq_convolution(true));
+  REQUIRE(chain);
+  const std::string chain_text = chain->to_string();
+  INFO(chain_text);
+  CHECK_THAT(chain_text, Catch::Contains("copy (Convolution2d) QAsymmU8") && !Catch::Contains("quantize_y2"));
+  CHECK(run_qdq_convolution(*chain) == expected);
+}
+
+namespace {
 /// x [1, 1, 3, 1] -> conv 1x1 (2x + 1) -> c * HardSigmoid(c) -> y; Sigmoid(u) * u -> v; and, when
 /// `gate_also_output`, the HardSigmoid as a third output (then it must stay).
 Network gated(bool gate_also_output) {

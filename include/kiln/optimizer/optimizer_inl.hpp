@@ -10,6 +10,8 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
                                               const PackDescription& pack) {
   if (!network.shapes_inferred())
     if (auto status = network.infer_shapes(); !status) return status;
+  auto preferences = preference_order(pack.backends, options.backend_preferences);
+  if (!preferences) return preferences.status();
   // Each pass reads the execution order, so the network is re-inferred after one that changed it.
   if (options.fold_batch_norms && passes::fold_batch_norms(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
@@ -17,8 +19,16 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
     if (auto status = network.infer_shapes(); !status) return status;
   if (options.fuse_activations && passes::fuse_activations(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
-  auto preferences = preference_order(pack.backends, options.backend_preferences);
-  if (!preferences) return preferences.status();
+  auto runs_somewhere = [&](std::size_t op, const LayerInfo& layer) {
+    return std::ranges::any_of(*preferences, [&](std::size_t backend) {
+      return find_workload(pack.backends, backend, op, ops::op_name(op), layer).has_value();
+    });
+  };
+  // After fuse_activations, so that a ReLU between a layer and its Quantize is a clamp of the layer.
+  if (options.fuse_quantized_layers && passes::fuse_quantized_layers(network, runs_somewhere) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
+  if (passes::fold_dequantized_constants(network) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
 
   std::vector<LayerAssignment> assignments(network.num_layers());
   for (LayerId id : network.execution_order()) {

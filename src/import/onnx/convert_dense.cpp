@@ -57,7 +57,10 @@ Status gemm(Importer& im) {
   OutputSlot y;
   if (b->constant) {
     inputs.push_back(dense_weights(im, *b, trans_b, alpha));
-    if (c_is_bias) {
+    if (c_is_bias && beta == 1.0f && c->dims.size() == 1 && c->dims[0] == n) {
+      // As it is: a bias a DequantizeLinear made stays quantised, for an int8 FullyConnected.
+      inputs.push_back(im.add_constant(*c->constant, DataType::Float32, "bias"));
+    } else if (c_is_bias) {
       ConstValue bias{{n}, true, false, {}, {}};
       for (std::int64_t i = 0; i < n; ++i)
         bias.floats.push_back(beta * c->constant->floats[c->constant->size() == 1 ? 0 : i]);

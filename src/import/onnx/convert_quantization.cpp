@@ -119,7 +119,16 @@ Status dequantize_linear(Importer& im) {
   if (x->constant) {
     if (x->constant->is_float || x->constant->is_bool) return im.invalid("input is not an integer tensor");
     KILN_ONNX_TRY(q, read_quantization(im, x->dims, x->constant->onnx_type, true));
-    im.define_constant(0, dequantized(*x->constant, q), DataType::Float32);
+    ConstValue folded = dequantized(*x->constant, q);
+    if (q.require_one_zero_point(im)) {
+      // Symmetric int8 (weights) is QSymmS8, which int8 layers take.
+      const DataType type = q.type == DataType::QAsymmS8 && q.info.offset == 0 ? DataType::QSymmS8 : q.type;
+      QuantizationInfo info = q.info;
+      if (q.axis) info.axis = static_cast<std::uint32_t>(*q.axis);
+      folded.quantized = std::make_shared<const ConstValue::Quantized>(
+          ConstValue::Quantized{x->constant->ints, type, std::move(info)});
+    }
+    im.define_constant(0, std::move(folded), DataType::Float32);
     return Status::ok();
   }
   if (!is_quantized(x->type))

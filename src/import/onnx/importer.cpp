@@ -232,6 +232,10 @@ Layout Importer::preferred_layout(const Value& value) {
 }
 
 OutputSlot Importer::add_constant(const ConstValue& constant, DataType type, std::string_view suffix) {
+  if (type == DataType::Float32 && constant.quantized) {
+    const std::vector<std::size_t> identity = layout_order(Layout::Plain, constant.dims.size());
+    if (auto dequantized = add_quantized_constant(constant, identity, suffix)) return *dequantized;
+  }
   std::vector<std::byte> bytes(constant.size() * size_of(type));
   if (type == DataType::Float32 && constant.is_float) {
     if (!bytes.empty()) std::memcpy(bytes.data(), constant.floats.data(), bytes.size());
@@ -255,6 +259,8 @@ OutputSlot Importer::add_constant(const ConstValue& constant, std::span<const st
                                   std::span<const std::size_t> perm, DataType type, std::string_view suffix) {
   std::vector<std::int64_t> new_dims;
   for (std::size_t d : perm) new_dims.push_back(dims[d]);
+  if (type == DataType::Float32 && constant.quantized && std::ranges::equal(dims, constant.dims))
+    if (auto dequantized = add_quantized_constant(constant, perm, suffix)) return *dequantized;
   if (type != DataType::Float32 || !constant.is_float)
     return add_constant(constant.transposed(dims, perm, new_dims), type, suffix);
   // Weights, mostly: transposed straight into the layer's bytes, not through a copy.
@@ -263,10 +269,33 @@ OutputSlot Importer::add_constant(const ConstValue& constant, std::span<const st
   return adopt_constant(new_dims, type, std::move(bytes), suffix);
 }
 
+std::optional<OutputSlot> Importer::add_quantized_constant(const ConstValue& constant,
+                                                           std::span<const std::size_t> perm, std::string_view suffix) {
+  const ConstValue::Quantized& q = *constant.quantized;
+  std::vector<std::int64_t> new_dims;
+  for (std::size_t d : perm) new_dims.push_back(constant.dims[d]);
+  ConstValue integers{constant.dims, false, false, {}, q.ints};
+  const ConstValue permuted = integers.transposed(constant.dims, perm, new_dims);
+  std::vector<std::byte> bytes(permuted.size() * size_of(q.type));
+  for (std::size_t i = 0; i < permuted.size(); ++i) {
+    const auto value = static_cast<std::int32_t>(permuted.ints[i]);
+    if (q.type == DataType::Signed32)
+      std::memcpy(bytes.data() + 4 * i, &value, 4);
+    else
+      bytes[i] = static_cast<std::byte>(static_cast<std::uint8_t>(value));
+  }
+  QuantizationInfo info = q.info;
+  if (info.axis) info.axis = static_cast<std::uint32_t>(position_in(perm, *info.axis));
+  const OutputSlot integers_slot = adopt_constant(new_dims, q.type, std::move(bytes), suffix, info);
+  auto dequantized = add<ops::Dequantize>({}, {integers_slot}, kiln::detail::str_cat(suffix, "/dequantize"));
+  if (!dequantized) return std::nullopt;
+  return *dequantized;
+}
+
 OutputSlot Importer::adopt_constant(std::span<const std::int64_t> dims, DataType type, std::vector<std::byte> bytes,
-                                    std::string_view suffix) {
+                                    std::string_view suffix, QuantizationInfo quantization) {
   const auto kiln_dims = *to_dims(dims);
-  const TensorInfo info{TensorShape(std::span<const std::uint32_t>(kiln_dims)), type};
+  const TensorInfo info{TensorShape(std::span<const std::uint32_t>(kiln_dims)), type, std::move(quantization)};
   const OutputSlot slot = network_->adopt_constant(info, std::move(bytes), layer_name(suffix));
   infos_[{slot.layer, 0}] = info;
   return slot;

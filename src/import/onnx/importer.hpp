@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +29,15 @@ struct ConstValue {
   std::vector<std::int64_t> ints;
   /// The ONNX element type it was read as (TensorProto::DataType), 0 when computed at import.
   std::int32_t onnx_type = 0;
+  /// A constant folded from DequantizeLinear keeps its integers and their quantisation (the axis
+  /// one of `dims`), so that the network holds it quantised, a Constant read through a Dequantize
+  /// layer, for the optimizer to hand to int8 layers (passes/fuse_quantized_layers.hpp).
+  struct Quantized {
+    std::vector<std::int64_t> ints;
+    DataType type = DataType::QSymmS8;
+    QuantizationInfo info;
+  };
+  std::shared_ptr<const Quantized> quantized;
 
   std::size_t size() const { return is_float ? floats.size() : ints.size(); }
   std::int64_t int_at(std::size_t i) const { return is_float ? static_cast<std::int64_t>(floats[i]) : ints[i]; }
@@ -198,7 +208,11 @@ class Importer {
   Status add_graph_input(const ::onnx::ValueInfoProto& input, BindingId binding, ImportedModel& model);
   /// A constant layer of `dims` holding `bytes`.
   OutputSlot adopt_constant(std::span<const std::int64_t> dims, DataType type, std::vector<std::byte> bytes,
-                            std::string_view suffix);
+                            std::string_view suffix, QuantizationInfo quantization = {});
+  /// A constant folded from DequantizeLinear, its axes permuted by `perm`, as its integers in a
+  /// Constant read through a Dequantize layer; nothing when that layer cannot be made.
+  std::optional<OutputSlot> add_quantized_constant(const ConstValue& constant, std::span<const std::size_t> perm,
+                                                   std::string_view suffix);
 
   std::int64_t opset_;
   Network* network_ = nullptr;

@@ -33,7 +33,9 @@ inline bool worth_fusing(const ops::Activation::Params& activation) {
 /// the two. Returns how many were fused.
 inline std::size_t fuse_activations(Network& network) {
   return merge_into_producers<ops::Activation>(
-      network, [&](LayerId, const ops::Activation::Params& activation, OutputSlot source) {
+      network, [&](LayerId id, const ops::Activation::Params& activation, OutputSlot source) {
+        // A quantised activation may requantize (its output scale its own): only an exact clamp fuses.
+        if (network.layer(id).outputs[0] != network.tensor_info(source)) return false;
         return visit_op(network.layer(source.layer).descriptor, [&]<class P>(const P&) {
           if constexpr (requires(typename P::op::Params p) { p.activation; }) {
             auto* params = network.mutable_params_if<typename P::op>(source.layer);

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// The quantisation passes: Dequantize -> layer -> Quantize becomes one int8 layer, and a Dequantize
+// of a constant left over becomes a Float32 constant.
+#pragma once
+
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "kiln/backends/workload_entry.hpp"
+#include "kiln/core/requantization.hpp"
+#include "kiln/graph/network.hpp"
+
+namespace kiln::passes {
+
+namespace detail {
+
+/// The input of the Dequantize layer that produces `slot`, if one does.
+inline std::optional<OutputSlot> dequantized_from(const Network& network, std::optional<OutputSlot> slot) {
+  if (!slot || !network.layer(slot->layer).is<ops::Dequantize>()) return std::nullopt;
+  return network.layer(slot->layer).inputs[0];
+}
+
+/// The info of `slot` with the type declared for it since the network was last inferred (a layer
+/// this pass made int8 earlier in the same walk).
+inline TensorInfo current_info(const Network& network, OutputSlot slot) {
+  TensorInfo info = network.tensor_info(slot);
+  const auto& declared = network.layer(slot.layer).output_types;
+  if (slot.index < declared.size() && declared[slot.index]) {
+    info.type = declared[slot.index]->type;
+    info.quantization = declared[slot.index]->quantization;
+  }
+  return info;
+}
+
+/// The Constant layer behind `slot`, if it is one.
+inline const ops::Constant::Params* constant_at(const Network& network, std::optional<OutputSlot> slot) {
+  return slot ? network.layer(slot->layer).params_if<ops::Constant>() : nullptr;
+}
+
+/// Makes layer `id` (an Op with weights) read the integers behind its Dequantize inputs and produce
+/// what the Quantize layer `quantize` produced, when the pattern is the one int8 layers run
+/// (activations QAsymmU8 or QAsymmS8 per tensor of one type in and out, constant QSymmS8 weights,
+/// a constant Signed32 bias) and `can_run(op index, layer)` says a backend runs the result.
+template <class Op, class CanRun>
+bool fuse_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_run) {
+  const Layer& layer = network.layer(id);
+  const auto x = dequantized_from(network, layer.inputs[0]);
+  const auto w = dequantized_from(network, layer.inputs[1]);
+  if (!x || !w) return false;
+  const TensorInfo x_info = current_info(network, *x);
+  const TensorInfo& y_info = network.tensor_info({quantize, 0});
+  const auto* weights = constant_at(network, w);
+  if ((x_info.type != DataType::QAsymmU8 && x_info.type != DataType::QAsymmS8) || x_info.type != y_info.type ||
+      x_info.quantization.is_per_axis() || !weights || weights->info.type != DataType::QSymmS8)
+    return false;
+  std::optional<OutputSlot> bias;
+  if (layer.inputs.size() > 2) {
+    bias = dequantized_from(network, layer.inputs[2]);
+    const auto* b = constant_at(network, bias);
+    if (!b || b->info.type != DataType::Signed32) return false;
+  }
+  const OutputSlot x_slot = *x, w_slot = *w;
+  const ops::OutputType output{y_info.type, y_info.quantization};
+  std::vector<TensorInfo> inputs{x_info, weights->info};
+  std::vector<const void*> constants{nullptr, weights->data.data()};
+  if (bias) {
+    inputs.push_back(network.tensor_info(*bias));
+    constants.push_back(constant_at(network, bias)->data.data());
+  }
+  const TensorInfo outputs[] = {{network.tensor_info({id, 0}).shape, output.type, output.quantization}};
+  if (!can_run(ops::op_index_v<Op>, LayerInfo{layer.params_if<Op>(), inputs, outputs, constants})) return false;
+  (void)network.connect(x_slot, id, 0);
+  (void)network.connect(w_slot, id, 1);
+  if (bias) (void)network.connect(*bias, id, 2);
+  (void)network.set_output_type({id, 0}, output.type, output.quantization);
+  network.redirect({quantize, 0}, {id, 0});
+  return true;
+}
+
+}  // namespace detail
+
+/// Turns each Quantize whose input is the only output reader of a Float32 Convolution2d,
+/// DepthwiseConvolution2d or FullyConnected whose inputs come from Dequantize layers (activations,
+/// and constant QSymmS8 weights and Signed32 bias) into that layer computing in int8 (decision
+/// 0014): the Quantize drops out, and so do the Dequantize layers no one else reads. This is how a
+/// QDQ model's DQ -> op -> Q becomes one quantised layer. `can_run(op index, LayerInfo)` says
+/// whether a backend the program uses runs the int8 layer (optimize asks the backends' workload
+/// tables); a layer none runs stays in Float32. Returns how many were fused.
+template <class CanRun>
+std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
+  std::size_t fused = 0;
+  const std::vector<LayerId> order(network.execution_order().begin(), network.execution_order().end());
+  for (LayerId id : order) {
+    const Layer& layer = network.layer(id);
+    if (!layer.is<ops::Quantize>()) continue;
+    const OutputSlot source = *layer.inputs[0];
+    if (network.readers(source) != 1 || network.tensor_info(source).type != DataType::Float32) continue;
+    const LayerId producer = source.layer;
+    const bool done = network.layer(producer).is<ops::Convolution2d>()
+                          ? detail::fuse_into_int8<ops::Convolution2d>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::DepthwiseConvolution2d>()
+                          ? detail::fuse_into_int8<ops::DepthwiseConvolution2d>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::FullyConnected>()
+                          ? detail::fuse_into_int8<ops::FullyConnected>(network, producer, id, can_run)
+                          : false;
+    fused += done ? 1 : 0;
+  }
+  return fused;
+}
+
+/// Replaces each Dequantize of a Constant by a Float32 Constant holding the dequantized values
+/// (computed as the Dequantize layer would), so that Float32 layers reading quantised weights
+/// prepare them at load like any weights. Returns how many were folded.
+inline std::size_t fold_dequantized_constants(Network& network) {
+  std::size_t folded = 0;
+  const std::vector<LayerId> order(network.execution_order().begin(), network.execution_order().end());
+  for (LayerId id : order) {
+    const auto integers = detail::dequantized_from(network, OutputSlot{id, 0});
+    const auto* constant = detail::constant_at(network, integers);
+    if (!constant || constant->data.empty()) continue;
+    const TensorInfo info = constant->info;  // a copy: adding the folded constant moves the layers
+    const QuantizationInfo& q = info.quantization;
+    std::uint64_t inner = 1, length = 1;
+    if (q.scales.size() > 1) {
+      inner = info.shape.num_elements(*q.axis + 1, info.rank());
+      length = info.shape[*q.axis];
+    }
+    std::vector<float> values(info.num_elements());
+    for (std::uint64_t i = 0; i < values.size(); ++i) {
+      std::int32_t v;
+      if (info.type == DataType::Signed32)
+        std::memcpy(&v, constant->data.data() + 4 * i, 4);
+      else if (info.type == DataType::QAsymmU8)
+        v = std::to_integer<std::uint8_t>(constant->data[i]);
+      else
+        v = static_cast<std::int8_t>(std::to_integer<std::uint8_t>(constant->data[i]));
+      values[i] = dequantize(v, q.scales[q.scales.size() > 1 ? (i / inner) % length : 0], q.offset);
+    }
+    const OutputSlot real = network.add_constant<float>(TensorInfo{info.shape, DataType::Float32, {}}, values,
+                                                        network.layer(id).name + "/folded");
+    network.redirect({id, 0}, real);
+    ++folded;
+  }
+  return folded;
+}
+
+}  // namespace kiln::passes
