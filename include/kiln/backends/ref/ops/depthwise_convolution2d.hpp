@@ -3,7 +3,6 @@
 // int8 (decision 0014).
 #pragma once
 
-#include "kiln/backends/quantized_layer.hpp"
 #include "kiln/backends/ref/ops/activation.hpp"
 #include "kiln/backends/ref/ops/quantize.hpp"
 
@@ -61,26 +60,12 @@ struct Workload<ops::DepthwiseConvolution2d, RefBackend, DataType::Float32>
 };
 
 template <DataType T>
-requires(quantized::is_activation_type(T)) struct Workload<ops::DepthwiseConvolution2d, RefBackend, T> {
-  static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
-    return quantized::check_layer(info);
-  }
-  static Expected<Workload> create(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, ref::Context&) {
-    auto stage = quantized::OutputStage::make(info);
-    if (!stage) return stage.status();
-    return Workload{info.params, std::move(*stage)};
-  }
-
+requires(quantized::is_activation_type(T)) struct Workload<ops::DepthwiseConvolution2d, RefBackend, T>
+    : ref::Int8Kernel<ops::DepthwiseConvolution2d, Workload<ops::DepthwiseConvolution2d, RefBackend, T>> {
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
     ref::convolve_depthwise<std::int64_t, element_type_t<T>, std::int8_t, std::int32_t>(
-        params, in, out[0].info.shape, in[0].info.quantization.offset,
-        [&](std::uint64_t i, std::int64_t sum, std::uint32_t oc) {
-          ref::store_8bit(out[0], i, stage(quantized::saturate_to_int32(sum), oc));
-        });
+        this->params_, in, out[0].info.shape, in[0].info.quantization.offset, this->store_to(out[0]));
   }
-
-  ops::DepthwiseConvolution2d::Params params;
-  quantized::OutputStage stage;
 };
 
 }  // namespace kiln

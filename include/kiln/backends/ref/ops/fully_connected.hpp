@@ -3,7 +3,6 @@
 // (decision 0014).
 #pragma once
 
-#include "kiln/backends/quantized_layer.hpp"
 #include "kiln/backends/ref/ops/activation.hpp"
 #include "kiln/backends/ref/ops/quantize.hpp"
 
@@ -45,22 +44,12 @@ struct Workload<ops::FullyConnected, RefBackend, DataType::Float32> : ref::Float
 };
 
 template <DataType T>
-requires(quantized::is_activation_type(T)) struct Workload<ops::FullyConnected, RefBackend, T> {
-  static Status is_supported(const WorkloadInfo<ops::FullyConnected>& info) { return quantized::check_layer(info); }
-  static Expected<Workload> create(const WorkloadInfo<ops::FullyConnected>& info, ref::Context&) {
-    auto stage = quantized::OutputStage::make(info);
-    if (!stage) return stage.status();
-    return Workload{std::move(*stage)};
-  }
-
+requires(quantized::is_activation_type(T)) struct Workload<ops::FullyConnected, RefBackend, T>
+    : ref::Int8Kernel<ops::FullyConnected, Workload<ops::FullyConnected, RefBackend, T>> {
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
-    ref::fully_connected<std::int64_t, element_type_t<T>, std::int8_t, std::int32_t>(
-        in, in[0].info.quantization.offset, [&](std::uint64_t i, std::int64_t sum, std::uint32_t j) {
-          ref::store_8bit(out[0], i, stage(quantized::saturate_to_int32(sum), j));
-        });
+    ref::fully_connected<std::int64_t, element_type_t<T>, std::int8_t, std::int32_t>(in, in[0].info.quantization.offset,
+                                                                                     this->store_to(out[0]));
   }
-
-  quantized::OutputStage stage;
 };
 
 }  // namespace kiln

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kiln/backends/quantized_layer.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
 #include "kiln/core/requantization.hpp"
 
@@ -80,6 +81,34 @@ requires(is_quantized(T) || T == DataType::Signed32) struct Workload<ops::Dequan
 };
 
 namespace ref {
+
+/// Base of RefBackend's int8 layers with weights (Derived: Convolution2d, DepthwiseConvolution2d,
+/// FullyConnected): the checks, the output stage made at load, and the store that passes each
+/// accumulator through it.
+template <class Op, class Derived>
+class Int8Kernel {
+ public:
+  static Status is_supported(const WorkloadInfo<Op>& info) { return quantized::check_layer(info); }
+  static Expected<Derived> create(const WorkloadInfo<Op>& info, Context&) {
+    auto stage = quantized::OutputStage::make(info);
+    if (!stage) return stage.status();
+    Derived workload;
+    workload.params_ = info.params;
+    workload.stage_ = std::move(*stage);
+    return workload;
+  }
+
+ protected:
+  /// Receives (output index, int64 sum, output channel) from the op's loop nest.
+  auto store_to(const Tensor& out) const {
+    return [this, &out](std::uint64_t i, std::int64_t sum, std::uint32_t channel) {
+      store_8bit(out, i, stage_(quantized::saturate_to_int32(sum), channel));
+    };
+  }
+
+  typename Op::Params params_;
+  quantized::OutputStage stage_;
+};
 
 /// Requantize's multiplier, input scale / output scale, made at load.
 inline Expected<Requantization> requantize_multiplier(const WorkloadInfo<ops::Requantize>& info) {
