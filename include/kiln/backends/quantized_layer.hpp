@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -59,6 +58,45 @@ std::uint64_t reduction_length(const TensorShape& w) {
     return w[1];
 }
 
+/// What turns the int32 accumulator of output channel c into the output: round(acc x M_c) + zo,
+/// clamped to the output type's range narrowed by a fused ReLU-family clamp. Made at load.
+class OutputStage {
+ public:
+  template <class Op>
+  static Expected<OutputStage> make(const WorkloadInfo<Op>& info) {
+    const TensorInfo &x = info.inputs[0], &w = info.inputs[1], &y = info.outputs[0];
+    OutputStage stage;
+    const std::size_t channels = w.quantization.scales.size() == 1 ? 1 : w.shape[channel_axis_v<Op>];
+    for (std::size_t c = 0; c < channels; ++c) {
+      auto m = Requantization::from_real(real_multiplier(x, w, y, c));
+      if (!m) return m.status();
+      stage.multipliers_.push_back(*m);
+    }
+    stage.zero_point_ = y.quantization.offset;
+    const QuantizedRange range = quantized_range(y.type);
+    stage.lo_ = range.lo;
+    stage.hi_ = range.hi;
+    if (const auto& a = info.params.activation) {
+      // The clamp's bounds quantised as Quantize would (round half to even), within the type's range.
+      const float scale = y.quantization.scales[0];
+      const bool bounded = a->function == ops::ActivationFunction::BoundedReLU;
+      stage.lo_ = quantize(bounded ? a->b : 0.0f, scale, stage.zero_point_, range);
+      if (bounded) stage.hi_ = quantize(a->a, scale, stage.zero_point_, range);
+    }
+    return stage;
+  }
+
+  std::int32_t operator()(std::int32_t acc, std::size_t channel) const {
+    return requantize(acc, multipliers_[multipliers_.size() == 1 ? 0 : channel], zero_point_, lo_, hi_);
+  }
+
+ private:
+  std::vector<Requantization> multipliers_;
+  std::int32_t zero_point_ = 0;
+  std::int32_t lo_ = 0;
+  std::int32_t hi_ = 0;
+};
+
 /// Checks an int8 layer with weights (Convolution2d, DepthwiseConvolution2d, FullyConnected): input 0
 /// and the output QAsymmU8 or QAsymmS8 of the same type, per tensor; input 1 QSymmS8 weights per
 /// tensor or per output channel; an optional Signed32 bias at scale input scale x weight scale;
@@ -104,8 +142,7 @@ Status check_layer(const WorkloadInfo<Op>& info) {
   if (info.params.activation && info.params.activation->function != ops::ActivationFunction::ReLU &&
       info.params.activation->function != ops::ActivationFunction::BoundedReLU)
     return Status::error(ErrorCode::Unsupported, "fuses ReLU-family clamps only into int8 layers");
-  for (std::size_t c = 0; c < channels; ++c)
-    if (auto m = Requantization::from_real(real_multiplier(x, w, y, c)); !m) return m.status();
+  if (auto stage = OutputStage::make(info); !stage) return stage.status();
   if (info.inputs.size() > 2 && info.constants[2] != nullptr) {
     const auto* bias = static_cast<const std::int32_t*>(info.constants[2]);
     for (std::size_t c = 0; c < channels; ++c)
@@ -115,49 +152,6 @@ Status check_layer(const WorkloadInfo<Op>& info) {
   }
   return Status::ok();
 }
-
-/// What turns the int32 accumulator of output channel c into the output: round(acc x M_c) + zo,
-/// clamped to the output type's range narrowed by a fused ReLU-family clamp. Made at load.
-class OutputStage {
- public:
-  template <class Op>
-  static Expected<OutputStage> make(const WorkloadInfo<Op>& info) {
-    const TensorInfo &x = info.inputs[0], &w = info.inputs[1], &y = info.outputs[0];
-    OutputStage stage;
-    const std::size_t channels = w.quantization.scales.size() == 1 ? 1 : w.shape[channel_axis_v<Op>];
-    for (std::size_t c = 0; c < channels; ++c) {
-      auto m = Requantization::from_real(real_multiplier(x, w, y, c));
-      if (!m) return m.status();
-      stage.multipliers_.push_back(*m);
-    }
-    stage.zero_point_ = y.quantization.offset;
-    const QuantizedRange range = quantized_range(y.type);
-    stage.lo_ = range.lo;
-    stage.hi_ = range.hi;
-    if (const auto& a = info.params.activation) {
-      // The clamp's bounds quantised as Quantize would (round half to even), within the type's range.
-      const float scale = y.quantization.scales[0];
-      const bool bounded = a->function == ops::ActivationFunction::BoundedReLU;
-      stage.lo_ = quantize(bounded ? a->b : 0.0f, scale, stage.zero_point_, range);
-      if (bounded) stage.hi_ = quantize(a->a, scale, stage.zero_point_, range);
-    }
-    return stage;
-  }
-
-  std::int32_t operator()(std::int32_t acc, std::size_t channel) const {
-    return requantize(acc, multipliers_[multipliers_.size() == 1 ? 0 : channel], zero_point_, lo_, hi_);
-  }
-  std::span<const Requantization> multipliers() const { return multipliers_; }
-  std::int32_t zero_point() const { return zero_point_; }
-  std::int32_t lo() const { return lo_; }
-  std::int32_t hi() const { return hi_; }
-
- private:
-  std::vector<Requantization> multipliers_;
-  std::int32_t zero_point_ = 0;
-  std::int32_t lo_ = 0;
-  std::int32_t hi_ = 0;
-};
 
 /// A sum accumulated in int64 (no overflow for any input), saturated to int32: what the output
 /// stage takes. Within the bounds check_layer enforces the saturation never acts.

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "kiln/core/quantization_info.hpp"
 #include "kiln/core/status.hpp"
+#include "kiln/core/tensor.hpp"
 
 namespace kiln {
 
@@ -81,6 +83,34 @@ inline std::int32_t quantize(float x, float scale, std::int32_t zero_point, Quan
 /// ONNX's DequantizeLinear of one value: (q - zero_point) x scale, the difference exact.
 constexpr float dequantize(std::int64_t q, float scale, std::int32_t zero_point) noexcept {
   return static_cast<float>(q - zero_point) * scale;
+}
+
+/// The scale of each element of a tensor quantised per tensor or per slice of an axis.
+class ElementScales {
+ public:
+  explicit ElementScales(const TensorInfo& info) : scales_(info.quantization.scales) {
+    if (scales_.size() > 1) {
+      inner_ = info.shape.num_elements(*info.quantization.axis + 1, info.rank());
+      length_ = info.shape[*info.quantization.axis];
+    }
+  }
+  float operator()(std::uint64_t element) const {
+    return scales_.size() == 1 ? scales_[0] : scales_[(element / inner_) % length_];
+  }
+
+ private:
+  std::vector<float> scales_;
+  std::uint64_t inner_ = 1;
+  std::uint64_t length_ = 1;
+};
+
+/// Element i of an 8-bit quantised or Signed32 tensor.
+inline std::int32_t integer_at(const ConstTensor& t, std::uint64_t i) {
+  switch (t.info.type) {
+    case DataType::QAsymmU8: return static_cast<const std::uint8_t*>(t.data)[i];
+    case DataType::Signed32: return static_cast<const std::int32_t*>(t.data)[i];
+    default: return static_cast<const std::int8_t*>(t.data)[i];
+  }
 }
 
 }  // namespace kiln

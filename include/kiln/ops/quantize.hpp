@@ -8,16 +8,12 @@
 
 namespace kiln::detail {
 
-constexpr bool is_8bit_quantized(DataType type) {
-  return type == DataType::QAsymmU8 || type == DataType::QAsymmS8 || type == DataType::QSymmS8;
-}
-
 /// Checks the quantisation a conversion's `role` tensor carries: per tensor, or per slice of its
 /// axis with as many scales as the axis is long.
 constexpr Status check_scales(const TensorInfo& info, std::string_view role, bool per_axis_allowed) {
   const QuantizationInfo& q = info.quantization;
   if (q.empty()) return invalid(role, " ", info.to_string(), " has no quantisation scale");
-  if (is_8bit_quantized(info.type)) {
+  if (is_quantized(info.type)) {
     const QuantizedRange range = quantized_range(info.type);
     if (q.offset < range.lo || q.offset > range.hi)
       return invalid(role, " has zero point ", q.offset, ", outside ", to_string(info.type), "'s [", range.lo, ", ",
@@ -56,7 +52,7 @@ struct Quantize {
     if (in[0].type != DataType::Float32)
       return detail::invalid("quantizes Float32 input; input 0 is ", to_string(in[0].type),
                              " (a quantised input changes scale with Requantize)");
-    if (!detail::is_8bit_quantized(out[0].type))
+    if (!is_quantized(out[0].type))
       return detail::invalid("output type ", to_string(out[0].type), " is not QAsymmU8, QAsymmS8 or QSymmS8");
     out[0].shape = in[0].shape;
     return detail::check_scales(out[0], "output", true);
@@ -74,7 +70,7 @@ struct Dequantize {
   };
 
   static constexpr Status infer(const Params&, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
-    if (!detail::is_8bit_quantized(in[0].type) && in[0].type != DataType::Signed32)
+    if (!is_quantized(in[0].type) && in[0].type != DataType::Signed32)
       return detail::invalid("dequantizes QAsymmU8, QAsymmS8, QSymmS8 or Signed32 input; input 0 is ",
                              to_string(in[0].type));
     if (auto s = detail::check_scales(in[0], "input 0", true); !s) return s;
@@ -98,9 +94,9 @@ struct Requantize {
 
   /// `out[0]` holds the declared type and quantisation on entry.
   static constexpr Status infer(const Params&, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
-    if (!detail::is_8bit_quantized(in[0].type))
+    if (!is_quantized(in[0].type))
       return detail::invalid("requantizes QAsymmU8, QAsymmS8 or QSymmS8 input; input 0 is ", to_string(in[0].type));
-    if (!detail::is_8bit_quantized(out[0].type))
+    if (!is_quantized(out[0].type))
       return detail::invalid("output type ", to_string(out[0].type), " is not QAsymmU8, QAsymmS8 or QSymmS8");
     if (auto s = detail::check_scales(in[0], "input 0", false); !s) return s;
     out[0].shape = in[0].shape;

@@ -3,7 +3,6 @@
 // of a constant left over becomes a Float32 constant.
 #pragma once
 
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -120,23 +119,11 @@ inline std::size_t fold_dequantized_constants(Network& network) {
     const auto* constant = detail::constant_at(network, integers);
     if (!constant || constant->data.empty()) continue;
     const TensorInfo info = constant->info;  // a copy: adding the folded constant moves the layers
-    const QuantizationInfo& q = info.quantization;
-    std::uint64_t inner = 1, length = 1;
-    if (q.scales.size() > 1) {
-      inner = info.shape.num_elements(*q.axis + 1, info.rank());
-      length = info.shape[*q.axis];
-    }
+    const ConstTensor integers_tensor{info, constant->data.data()};
+    const ElementScales scales(info);
     std::vector<float> values(info.num_elements());
-    for (std::uint64_t i = 0; i < values.size(); ++i) {
-      std::int32_t v;
-      if (info.type == DataType::Signed32)
-        std::memcpy(&v, constant->data.data() + 4 * i, 4);
-      else if (info.type == DataType::QAsymmU8)
-        v = std::to_integer<std::uint8_t>(constant->data[i]);
-      else
-        v = static_cast<std::int8_t>(std::to_integer<std::uint8_t>(constant->data[i]));
-      values[i] = dequantize(v, q.scales[q.scales.size() > 1 ? (i / inner) % length : 0], q.offset);
-    }
+    for (std::uint64_t i = 0; i < values.size(); ++i)
+      values[i] = dequantize(integer_at(integers_tensor, i), scales(i), info.quantization.offset);
     const OutputSlot real = network.add_constant<float>(TensorInfo{info.shape, DataType::Float32, {}}, values,
                                                         network.layer(id).name + "/folded");
     network.redirect({id, 0}, real);

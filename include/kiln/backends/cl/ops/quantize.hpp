@@ -15,9 +15,7 @@ inline std::string_view quantized_type(DataType type) { return type == DataType:
 /// Fails for tensors quantised per axis (the kernels take one scale) or too large for 32-bit indices.
 template <class Op>
 Status require_per_tensor(const WorkloadInfo<Op>& info, const TensorInfo& quantized) {
-  if (quantized.quantization.is_per_axis())
-    return Status::error(ErrorCode::Unsupported, "runs ", Op::name, " quantised per tensor only; ",
-                         quantized.to_string(), " has ", quantized.quantization.scales.size(), " scales");
+  if (auto s = ref::require_per_tensor(quantized, Op::name); !s) return s;
   return require_int_indices(info);
 }
 

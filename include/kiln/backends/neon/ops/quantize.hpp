@@ -12,18 +12,10 @@
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-/// Fails for a tensor quantised per axis: the Neon conversions take one scale.
-inline Status require_per_tensor(const TensorInfo& info, std::string_view op) {
-  if (info.quantization.is_per_axis())
-    return Status::error(ErrorCode::Unsupported, "runs ", op, " quantised per tensor only; ", info.to_string(), " has ",
-                         info.quantization.scales.size(), " scales");
-  return Status::ok();
-}
-
 template <>
 struct Kernel<ops::Quantize, DataType::Float32> {
   static Status is_supported(const WorkloadInfo<ops::Quantize>& info) {
-    return require_per_tensor(info.outputs[0], ops::Quantize::name);
+    return ref::require_per_tensor(info.outputs[0], ops::Quantize::name);
   }
   explicit Kernel(const WorkloadInfo<ops::Quantize>&) {}
 
@@ -75,7 +67,7 @@ class ByteTable {
 template <DataType T>
 requires(is_quantized(T)) struct Kernel<ops::Dequantize, T> {
   static Status is_supported(const WorkloadInfo<ops::Dequantize>& info) {
-    return require_per_tensor(info.inputs[0], ops::Dequantize::name);
+    return ref::require_per_tensor(info.inputs[0], ops::Dequantize::name);
   }
   explicit Kernel(const WorkloadInfo<ops::Dequantize>& info)
       : table_(T, [&q = info.inputs[0].quantization](std::int32_t v) { return dequantize(v, q.scales[0], q.offset); }) {

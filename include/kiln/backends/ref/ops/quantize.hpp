@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <string_view>
 
 #include "kiln/backends/quantized_layer.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
@@ -13,34 +13,14 @@ namespace kiln {
 
 namespace ref {
 
-/// The scale of each element of a tensor quantised per tensor or per slice of an axis.
-class ElementScales {
- public:
-  explicit ElementScales(const TensorInfo& info) : scales_(info.quantization.scales) {
-    if (scales_.size() > 1) {
-      inner_ = info.shape.num_elements(*info.quantization.axis + 1, info.rank());
-      length_ = info.shape[*info.quantization.axis];
-    }
-  }
-  float operator()(std::uint64_t element) const {
-    return scales_.size() == 1 ? scales_[0] : scales_[(element / inner_) % length_];
-  }
-  std::span<const float> all() const { return scales_; }
-
- private:
-  std::vector<float> scales_;
-  std::uint64_t inner_ = 1;
-  std::uint64_t length_ = 1;
-};
-
-/// Element i of an 8-bit quantised or Signed32 tensor.
-inline std::int32_t load_integer(const ConstTensor& t, std::uint64_t i) {
-  switch (t.info.type) {
-    case DataType::QAsymmU8: return static_cast<const std::uint8_t*>(t.data)[i];
-    case DataType::Signed32: return static_cast<const std::int32_t*>(t.data)[i];
-    default: return static_cast<const std::int8_t*>(t.data)[i];
-  }
+/// Fails for a tensor quantised per axis, for conversions (NeonBackend's, ClBackend's) that take one scale.
+inline Status require_per_tensor(const TensorInfo& info, std::string_view op) {
+  if (info.quantization.is_per_axis())
+    return Status::error(ErrorCode::Unsupported, "runs ", op, " quantised per tensor only; ", info.to_string(), " has ",
+                         info.quantization.scales.size(), " scales");
+  return Status::ok();
 }
+
 /// Stores q, which lies in the range of the tensor's 8-bit type: the same byte for uint8 and int8.
 inline void store_8bit(const Tensor& t, std::uint64_t i, std::int32_t q) {
   static_cast<std::uint8_t*>(t.data)[i] = static_cast<std::uint8_t>(q);
@@ -61,7 +41,7 @@ struct Workload<ops::Quantize, RefBackend, DataType::Float32> {
   }
 
  private:
-  ref::ElementScales scales_;
+  ElementScales scales_;
 };
 
 /// Every input type Dequantize takes (ops::Dequantize::infer checks them).
@@ -73,11 +53,11 @@ requires(is_quantized(T) || T == DataType::Signed32) struct Workload<ops::Dequan
     const std::int32_t zero_point = in[0].info.quantization.offset;
     float* y = ref::floats(out[0]);
     for (std::uint64_t i = 0; i < in[0].info.num_elements(); ++i)
-      y[i] = dequantize(ref::load_integer(in[0], i), scales_(i), zero_point);
+      y[i] = dequantize(integer_at(in[0], i), scales_(i), zero_point);
   }
 
  private:
-  ref::ElementScales scales_;
+  ElementScales scales_;
 };
 
 namespace ref {
@@ -133,8 +113,7 @@ requires(is_quantized(T)) struct Workload<ops::Requantize, RefBackend, T> {
     const std::int32_t in_zero = in[0].info.quantization.offset, out_zero = out[0].info.quantization.offset;
     const QuantizedRange range = quantized_range(out[0].info.type);
     for (std::uint64_t i = 0; i < in[0].info.num_elements(); ++i)
-      ref::store_8bit(out[0], i,
-                      requantize(ref::load_integer(in[0], i) - in_zero, multiplier, out_zero, range.lo, range.hi));
+      ref::store_8bit(out[0], i, requantize(integer_at(in[0], i) - in_zero, multiplier, out_zero, range.lo, range.hi));
   }
 
   Requantization multiplier;
