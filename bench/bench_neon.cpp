@@ -175,6 +175,92 @@ bool bench_gemm(double peak) {
   return peak_holds;
 }
 
+// ---- int8 ----------------------------------------------------------------------------------------
+
+/// One core's int8 multiply-add peak through the dot-product instruction kiln's int8 kernels use
+/// (kiln::neon::Int8Dot: vpdpbusd with AVX512-VNNI, else vpmaddwd), GOP/s (a multiply and an add
+/// are two operations): the best over several counts of independent accumulators.
+double int8_peak_gops() {
+  using Dot = kiln::neon::Int8Dot;
+  double best = 0;
+  auto try_chains = [&]<int Chains>() {
+    constexpr long iterations = 2'000'000;
+    const std::int32_t ones = 0x01010101;
+    const auto a = Dot::broadcast(&ones);
+    const auto b = Dot::load_b(std::vector<std::int32_t>(Dot::lanes, ones).data());
+    std::vector<std::int32_t> zeros(Dot::lanes, 0), right_shift(Dot::lanes, 31);
+    std::vector<std::uint8_t> sink(Dot::lanes);
+    const Timing t = measure(
+        [&] {
+          typename Dot::Acc acc[Chains];
+          for (int c = 0; c < Chains; ++c) acc[c] = Dot::load(zeros.data());
+          for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 32
+            for (int c = 0; c < Chains; ++c) acc[c] = Dot::madd(acc[c], a, b);
+          }
+          for (int c = 0; c < Chains; ++c)
+            Dot::store(acc[c], {zeros.data(), right_shift.data(), -128, 127, 0}, 0, sink.data(), Dot::lanes);
+        },
+        3);
+    best = std::max(best, 2.0 * Dot::lanes * Dot::depth * Chains * iterations / t.min / 1e9);
+  };
+  try_chains.operator()<8>();
+  try_chains.operator()<12>();
+  try_chains.operator()<16>();
+  try_chains.operator()<24>();
+  return best;
+}
+
+/// int8 GEMM rows (kiln's int8 FullyConnected kernel: rows of u8 activations times packed s8
+/// weights, requantized to u8) against the int8 peak and oneDNN's u8 x s8 -> s32 GEMM.
+void bench_int8_gemm(double peak) {
+  using namespace kiln;
+  struct Shape {
+    std::uint32_t m, n, k;
+    const char* name;
+  };
+  for (Shape s : {Shape{512, 512, 512, "int8 gemm 512x512x512"},
+                  Shape{3136, 64, 576, "int8 gemm 64x3136x576"}}) {  // a 3x3 conv, 64 channels, 56x56
+    const std::vector<float> x_real = random_floats(std::size_t{s.m} * s.k, 3),
+                             w_real = random_floats(std::size_t{s.n} * s.k, 4);
+    std::vector<std::uint8_t> x(x_real.size());
+    std::vector<std::int8_t> w(w_real.size());
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(128 + 127 * x_real[i]);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(127 * w_real[i]);
+    const TensorInfo infos[] = {{{s.m, s.k}, DataType::QAsymmU8, {{0.02f}, 128, {}}},
+                                {{s.n, s.k}, DataType::QSymmS8, {{0.004f}, 0, {}}},
+                                {{s.m, s.n}, DataType::QAsymmU8, {{0.5f}, 128, {}}}};
+    const void* constants[] = {nullptr, w.data()};
+    const ops::FullyConnected::Params params{};
+    const WorkloadInfo<ops::FullyConnected> info{params, std::span(infos, 2), std::span(infos + 2, 1), constants};
+    neon::Context context;
+    context.configure({.threads = 1});
+    using Kernel = neon::Kernel<ops::FullyConnected, DataType::QAsymmU8>;
+    if (auto supported = Kernel::is_supported(info); !supported) {
+      std::printf("error: %s: %s\n", s.name, supported.message().c_str());
+      continue;
+    }
+    auto kernel = Kernel::create(info, context);
+    std::vector<std::uint8_t> y(std::size_t{s.m} * s.n);
+    std::vector<std::byte> scratch(kernel->scratch(context).bytes);
+    const ConstTensor in[] = {{infos[0], x.data()}};
+    const Tensor out[] = {{infos[2], y.data()}};
+    const Timing kiln_t = measure([&] { kernel->run(in, out, context, scratch); });
+    const double ops = 2.0 * s.m * s.n * s.k, kiln_gops = ops / kiln_t.median / 1e9;
+    add({s.name, "1 thread", kiln_gops, "int8_peak", peak, "GOP/s", true});
+#if KILN_BENCH_ONEDNN
+    std::vector<std::int32_t> c(std::size_t{s.m} * s.n);
+    const std::int32_t c_offset = 0;
+    // C = A [m x k] x B [k x n], B as w transposed (w is [n, k], row-major: 'T').
+    const Timing dnnl_t = measure([&] {
+      dnnl_gemm_u8s8s32('N', 'T', 'F', s.m, s.n, s.k, 1.0f, x.data(), s.k, 128, w.data(), s.k, 0, 0.0f, c.data(), s.n,
+                        &c_offset);
+    });
+    add({s.name, "1 thread", kiln_gops, "onednn u8s8s32", ops / dnnl_t.median / 1e9, "GOP/s", true});
+#endif
+  }
+}
+
 // ---- convolutions and networks through the runtime ---------------------------------------------
 
 kiln::Network conv_network(std::uint32_t size, std::uint32_t in, std::uint32_t out, std::uint32_t k,
@@ -616,7 +702,7 @@ int main(int argc, char** argv) {
 #if KILN_BENCH_ONEDNN
   omp_set_num_threads(1);  // every anchor single-threaded, like kiln's 1-thread figures
 #endif
-  // bench_neon [CSV] [SECTION...]: sections gemm, conv, layers, networks (default: all).
+  // bench_neon [CSV] [SECTION...]: sections gemm, int8, conv, layers, networks (default: all).
   const char* csv_path = argc > 1 ? argv[1] : "bench_neon.csv";
   const std::vector<std::string_view> sections(argv + std::min(argc, 2), argv + argc);
   auto wanted = [&](std::string_view s) {
@@ -632,6 +718,12 @@ int main(int argc, char** argv) {
   std::printf("%-34s %-26s %12.4g  (%s)\n%-34s %-26s %12.4g\n", "fma peak GFLOP/s", "1 thread", peak, fma.how.c_str(),
               "memory bandwidth GB/s", "1 thread, read+write", bandwidth);
   if (wanted("gemm") && !bench_gemm(peak)) return 1;
+  if (wanted("int8")) {
+    const double int8_peak = int8_peak_gops();
+    std::printf("%-34s %-26s %12.4g  (%s)\n", "int8 peak GOP/s", "1 thread", int8_peak,
+                std::string(kiln::neon::Int8Dot::name).c_str());
+    bench_int8_gemm(int8_peak);
+  }
   if (wanted("conv")) bench_convolutions();
   if (wanted("layers")) bench_other_layers(bandwidth);
   if (wanted("networks")) bench_networks();

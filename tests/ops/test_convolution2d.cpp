@@ -188,3 +188,77 @@ TEST_CASE("Convolution2d in int8 refuses what decision 0014 does not define, wit
   REQUIRE_FALSE(wrong_bias);
   CHECK_THAT(wrong_bias.status().message(), Catch::Contains("at input scale x weight scale"));
 }
+
+// ClBackend's int8 layers are still to come (issue 16); its test build leaves this case out.
+#if !KILN_TEST_CL
+TEMPLATE_LIST_TEST_CASE("Convolution2d in int8 is bit-exact with RefBackend", "[ops][convolution2d][int8]",
+                        accelerated_backends) {
+  struct Case {
+    TensorShape input;
+    std::uint32_t out_channels, kh, kw;
+    ops::Convolution2d::Params params;
+    DataType type;
+    std::int32_t x_zero, y_zero;
+    bool per_channel;
+  };
+  const auto relu6 = ops::Activation::relu6();
+  const Case cases[] = {
+      {{1, 5, 7, 19}, 37, 1, 1, {}, DataType::QAsymmU8, 128, 120, true},  // pointwise: tails in K, N and M
+      {{1, 6, 5, 13}, 21, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmS8, -3, 5, true},
+      {{2, 9, 8, 3},
+       8,
+       3,
+       3,
+       {.padding = {0, 1, 1, 0}, .stride = {2, 2}, .activation = relu6},
+       DataType::QAsymmU8,
+       0,
+       0,
+       false},  // an RGB first layer: three channels a tap
+      {{1, 7, 7, 12},
+       9,
+       3,
+       3,
+       {.padding = {2, 2, 2, 2}, .dilation = {2, 2}, .groups = 3},
+       DataType::QAsymmS8,
+       127,
+       -128,
+       true},
+      {{1, 4, 4, 8}, 6, 2, 2, {.stride = {1, 2}, .groups = 2}, DataType::QAsymmU8, 255, 255, false},
+      {{1, 8, 9, 64},
+       64,
+       3,
+       3,
+       {.padding = {1, 1, 1, 1}, .activation = ops::Activation::Params{}},
+       DataType::QAsymmU8,
+       97,
+       0,
+       true},  // K = 576, the bench's conv-shaped GEMM
+      {{1, 3, 3, 40}, 33, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmS8, -128, 127, true},
+  };
+  std::uint32_t seed = 1;
+  for (const Case& c : cases) {
+    INFO("input " << c.input.to_string() << " " << to_string(c.type) << ", " << c.out_channels << " outputs " << c.kh
+                  << "x" << c.kw << ", groups " << c.params.groups);
+    const std::uint32_t group_in = c.input[3] / c.params.groups;
+    std::vector<float> weight_scales{0.004f};
+    if (c.per_channel) {
+      weight_scales.clear();
+      for (std::uint32_t j = 0; j < c.out_channels; ++j)
+        weight_scales.push_back(0.002f * static_cast<float>(1 + j % 5));
+    }
+    const auto x = random_q8(c.input, c.type, {{0.02f}, c.x_zero, {}}, ++seed);
+    const auto w = random_q8({c.out_channels, c.kh, c.kw, group_in}, DataType::QSymmS8,
+                             {weight_scales, 0, c.per_channel ? std::optional<std::uint32_t>(0) : std::nullopt}, ++seed)
+                       .as_constant();
+    std::vector<std::int32_t> bias(c.out_channels);
+    for (std::uint32_t j = 0; j < c.out_channels; ++j) bias[j] = static_cast<std::int32_t>(j * 7919 % 100001) - 50000;
+    const auto b = TestTensor::i32({c.out_channels}, bias).as_constant();
+    // An output scale that spreads a window's sums over the 8-bit range, some saturating.
+    const double window = static_cast<double>(c.kh) * c.kw * group_in;
+    const auto y_scale = static_cast<float>(0.02 * 0.006 * 74 * 74 * std::sqrt(window) / 50);
+    const std::vector<ops::OutputType> y_type{{c.type, {{y_scale}, c.y_zero, {}}}};
+    check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w, b}, 0, 0, y_type);
+    check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w}, 0, 0, y_type);
+  }
+}
+#endif

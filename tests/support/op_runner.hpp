@@ -227,6 +227,18 @@ inline TestTensor random_f32(TensorShape shape, std::uint32_t seed, float low = 
   return TestTensor::f32(shape, values);
 }
 
+/// Deterministic 8-bit values over the whole range of `type` (QAsymmU8, QAsymmS8, QSymmS8).
+inline TestTensor random_q8(TensorShape shape, DataType type, QuantizationInfo quantization, std::uint32_t seed) {
+  const QuantizedRange range = quantized_range(type);
+  std::vector<std::int32_t> values(shape.num_elements());
+  std::uint32_t state = seed * 2654435761u + 7u;
+  for (std::int32_t& v : values) {
+    state = state * 1664525u + 1013904223u;
+    v = range.lo + static_cast<std::int32_t>((state >> 8) % static_cast<std::uint32_t>(range.hi - range.lo + 1));
+  }
+  return TestTensor::q8(shape, type, std::move(quantization), values);
+}
+
 /// Runs an op on Backend with one thread and with three, and on RefBackend: the outputs must be
 /// bit-identical across thread counts and within tolerance of RefBackend's.
 template <class Op, class Backend>

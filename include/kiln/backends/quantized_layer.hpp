@@ -87,8 +87,16 @@ class OutputStage {
   }
 
   std::int32_t operator()(std::int32_t acc, std::size_t channel) const {
-    return requantize(acc, multipliers_[multipliers_.size() == 1 ? 0 : channel], zero_point_, lo_, hi_);
+    return requantize(acc, multiplier(channel), zero_point_, lo_, hi_);
   }
+
+  /// The parts, for kernels that requantize a vector of channels at a time.
+  const Requantization& multiplier(std::size_t channel) const {
+    return multipliers_[multipliers_.size() == 1 ? 0 : channel];
+  }
+  std::int32_t zero_point() const noexcept { return zero_point_; }
+  std::int32_t lo() const noexcept { return lo_; }
+  std::int32_t hi() const noexcept { return hi_; }
 
  private:
   std::vector<Requantization> multipliers_;

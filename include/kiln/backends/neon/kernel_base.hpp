@@ -26,17 +26,22 @@ class Float32Kernel {
   typename Op::Params params_;
 };
 
-/// Fails unless the layer is Float32 and its inputs from `first` on (weights, bias, statistics)
-/// are constants, which Neon kernels pack or fold at load; otherwise the Ref workload
-/// NeonBackend inherits runs the layer.
+/// Fails unless the layer's inputs from `first` on (weights, bias, statistics) are constants, which
+/// Neon kernels pack or fold at load; otherwise the Ref workload NeonBackend inherits runs the layer.
 template <class Op>
-Status require_float32_constants(const WorkloadInfo<Op>& info, std::size_t first) {
-  if (auto s = ref::require_float32(info); !s) return s;
+Status require_constants(const WorkloadInfo<Op>& info, std::size_t first) {
   for (std::size_t i = first; i < info.inputs.size(); ++i)
     if (info.constants[i] == nullptr)
       return Status::error(ErrorCode::Unsupported, "prepares the weights of ", Op::name, " at load, so input ", i,
                            " must be a constant");
   return Status::ok();
+}
+
+/// Fails unless the layer is Float32 and its inputs from `first` on are constants.
+template <class Op>
+Status require_float32_constants(const WorkloadInfo<Op>& info, std::size_t first) {
+  if (auto s = ref::require_float32(info); !s) return s;
+  return require_constants(info, first);
 }
 
 using ref::bytes;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon Convolution2d: GEMM on packed weights; 1x1 reads the input directly, k x k through an indirection
-// table, 3x3 stride 1 by Winograd F(2x2, 3x3).
+// table, 3x3 stride 1 by Winograd F(2x2, 3x3); int8 by the int8 GEMM through the same table.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/backends/neon/simd/gemm.hpp"
+#include "kiln/backends/neon/simd/int8_gemm.hpp"
 #include "kiln/backends/neon/simd/winograd.hpp"
 
 namespace kiln::neon {
@@ -206,6 +207,43 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
   RowTaps row_taps_;
   std::vector<std::ptrdiff_t> offsets_;  // one tap per kernel element; empty for 1x1 and row taps
   std::vector<float> zeros_;
+};
+
+/// int8 (decision 0014): the int8 GEMM, 1x1 stride 1 reading the input directly, other windows
+/// through window_offsets, whose padding taps read the input's zero point.
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Kernel<ops::Convolution2d, T>
+    : Int8GemmKernel<ops::Convolution2d, Kernel<ops::Convolution2d, T>> {
+  Kernel(const WorkloadInfo<ops::Convolution2d>& info, const quantized::OutputStage& stage)
+      : Int8GemmKernel<ops::Convolution2d, Kernel>(
+            info, stage, info.params.groups, info.inputs[1].shape[0] / info.params.groups,
+            quantized::reduction_length<ops::Convolution2d>(info.inputs[1].shape)),
+        params_(info.params),
+        input_channels_(info.inputs[0].shape[3]) {
+    const TensorShape& ws = info.inputs[1].shape;
+    const bool pointwise =
+        ws[1] == 1 && ws[2] == 1 && params_.stride == ops::Size2d{1, 1} && params_.padding == ops::Padding2d{};
+    if (!pointwise) {
+      taps_ = std::size_t{ws[1]} * ws[2];
+      offsets_ = window_offsets(info.inputs[0].shape, info.outputs[0].shape, ws[1], ws[2], params_.stride,
+                                params_.dilation, params_.padding);
+    }
+  }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
+           std::span<std::byte> scratch) const {
+    const TensorShape& ys = out[0].info.shape;
+    const auto* x = static_cast<const std::uint8_t*>(in[0].data);
+    const Int8Rows rows = offsets_.empty() ? Int8Rows{x, input_channels_} : Int8Rows{x, 0, offsets_.data(), taps_};
+    int8_gemm(context, rows, std::size_t{ys[0]} * ys[1] * ys[2], this->weights_,
+              static_cast<std::uint8_t*>(out[0].data), ys[3], scratch, input_channels_ / params_.groups);
+  }
+
+ private:
+  ops::Convolution2d::Params params_;
+  std::size_t input_channels_;
+  std::size_t taps_ = 1;
+  std::vector<std::ptrdiff_t> offsets_;  // one tap per kernel element; empty for 1x1 stride 1
 };
 
 }  // namespace KILN_NEON_ISA

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon FullyConnected: the packed GEMM with every leading index of the input as a row of A.
+// Neon FullyConnected: the packed GEMM (Float32 or int8) with every leading index of the input as a row of A.
 #pragma once
 
 #include "kiln/backends/neon/simd/gemm.hpp"
+#include "kiln/backends/neon/simd/int8_gemm.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
@@ -31,6 +32,21 @@ struct Kernel<ops::FullyConnected, DataType::Float32> : Float32Kernel<ops::Fully
  private:
   PackedWeights weights_;
   Epilogue epilogue_;
+};
+
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Kernel<ops::FullyConnected, T>
+    : Int8GemmKernel<ops::FullyConnected, Kernel<ops::FullyConnected, T>> {
+  Kernel(const WorkloadInfo<ops::FullyConnected>& info, const quantized::OutputStage& stage)
+      : Int8GemmKernel<ops::FullyConnected, Kernel>(info, stage, 1, info.inputs[1].shape[0], info.inputs[1].shape[1]) {}
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
+           std::span<std::byte> scratch) const {
+    const std::size_t k = this->weights_.k(), n = this->weights_.n();
+    const std::size_t rows = k == 0 ? 0 : in[0].info.num_elements() / k;
+    int8_gemm(context, Int8Rows{static_cast<const std::uint8_t*>(in[0].data), k}, rows, this->weights_,
+              static_cast<std::uint8_t*>(out[0].data), n, scratch);
+  }
 };
 
 }  // namespace KILN_NEON_ISA

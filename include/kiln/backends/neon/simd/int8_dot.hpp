@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+// The integer dot products and output stage of NeonBackend's int8 kernels for this translation unit's
+// instruction set: the one part of Neon written with intrinsics, because xsimd 8.1 has none for them.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "kiln/backends/neon/isa.hpp"
+
+#if XSIMD_WITH_SSE2
+#include <immintrin.h>
+#endif
+
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
+
+/// The output stage of a panel of columns, as int8 kernels read it a vector at a time: column j's
+/// accumulator becomes clamp((acc x multiplier[j] + 2^(right_shift[j] - 1)) >> right_shift[j],
+/// lo, hi) + zero_point, which is RefBackend's requantize (decision 0014) with the clamp moved
+/// before the zero point is added.
+struct Int8OutputStage {
+  const std::int32_t* multiplier;
+  const std::int32_t* right_shift;  ///< in [1, 62]
+  std::int64_t lo, hi;              ///< the output range less the zero point
+  std::int32_t zero_point;
+
+  /// Column j of one accumulator, the way every instruction set's vector code computes it.
+  std::int32_t scalar(std::int32_t acc, std::size_t j) const {
+    const int right = right_shift[j];
+    const std::int64_t shifted = (std::int64_t{acc} * multiplier[j] + (std::int64_t{1} << (right - 1))) >> right;
+    return static_cast<std::int32_t>(std::clamp(shifted, lo, hi)) + zero_point;
+  }
+};
+
+/// Int8Dot: how this instruction set multiplies int8 activations by int8 weights and sums into
+/// int32 lanes. A micro-kernel holds `lanes` columns per accumulator vector and adds `depth`
+/// products per lane per step; the activations are packed (convert) as AValue, shifted by
+/// offset(signed) so that the instruction takes them, and the weights as BValue.
+///
+/// - AVX512-VNNI: vpdpbusd, 4 unsigned x signed byte products a lane; signed activations are
+///   flipped to unsigned (x + 128).
+/// - AVX-512, AVX2, SSE2: vpmaddwd on values widened to 16 bits, 2 products a lane, exact (the
+///   byte form, vpmaddubsw, saturates at 16 bits).
+/// - elsewhere: the same arithmetic in plain C++, four lanes.
+///
+/// Sums wrap modulo 2^32 (the instructions do; the portable code adds unsigned), which is exact:
+/// decision 0014 bounds every true sum, offset correction included, within int32.
+#if XSIMD_WITH_AVX512BW
+
+namespace detail {
+/// The AVX-512 parts common to the VNNI and 16-bit forms.
+struct Int8DotAvx512 {
+  static constexpr std::size_t lanes = 16;
+  using Acc = __m512i;
+  using Broadcast = __m512i;
+  using BVec = __m512i;
+  static Acc load(const std::int32_t* p) { return _mm512_loadu_si512(p); }
+  static BVec load_b(const void* p) { return _mm512_loadu_si512(p); }
+  /// One step's activations of a row (4 bytes) in every lane.
+  static Broadcast broadcast(const void* a) {
+    std::int32_t v;
+    std::memcpy(&v, a, sizeof v);
+    return _mm512_set1_epi32(v);
+  }
+
+  /// Requantizes 16 columns and stores the first `count` (1..16) as bytes.
+  static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
+    const __m512i multiplier = _mm512_loadu_si512(s.multiplier + column);
+    const __m512i right = _mm512_loadu_si512(s.right_shift + column);
+    const __m512i one = _mm512_set1_epi64(1), lo = _mm512_set1_epi64(s.lo), hi = _mm512_set1_epi64(s.hi);
+    // The even and odd 32-bit lanes, each widened to a 64-bit lane, where the product is exact.
+    auto requantize = [&](__m512i a, __m512i m, __m512i r) {
+      const __m512i rounding = _mm512_sllv_epi64(one, _mm512_sub_epi64(r, one));
+      const __m512i shifted = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, m), rounding), r);
+      return _mm512_min_epi64(_mm512_max_epi64(shifted, lo), hi);
+    };
+    const __m512i even = requantize(acc, multiplier, _mm512_and_si512(right, _mm512_set1_epi64(0xffffffff)));
+    const __m512i odd =
+        requantize(_mm512_srli_epi64(acc, 32), _mm512_srli_epi64(multiplier, 32), _mm512_srli_epi64(right, 32));
+    const __m512i y = _mm512_add_epi32(_mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32)),
+                                       _mm512_set1_epi32(s.zero_point));
+    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << count) - 1), _mm512_cvtepi32_epi8(y));
+  }
+  static __mmask64 first_bytes(std::size_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
+};
+}  // namespace detail
+
+#if defined(__AVX512VNNI__)
+struct Int8Dot : detail::Int8DotAvx512 {
+  static constexpr std::string_view name = "avx512 vnni: vpdpbusd";
+  static constexpr std::size_t depth = 4;
+  using AValue = std::uint8_t;
+  using BValue = std::int8_t;
+  static constexpr std::int32_t offset(bool signed_input) { return signed_input ? 128 : 0; }
+  static Acc madd(Acc acc, Broadcast a, BVec b) { return _mm512_dpbusd_epi32(acc, a, b); }
+  /// dst[i] = src[i] + offset: a signed byte plus 128 is its top bit flipped.
+  static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
+    const __m512i flip = _mm512_set1_epi8(signed_input ? static_cast<char>(0x80) : 0);
+    for (std::size_t i = 0; i < n; i += 64) {
+      const __mmask64 m = first_bytes(n - i);
+      _mm512_mask_storeu_epi8(dst + i, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + i), flip));
+    }
+  }
+};
+#else
+struct Int8Dot : detail::Int8DotAvx512 {
+  static constexpr std::string_view name = "avx512: vpmaddwd";
+  static constexpr std::size_t depth = 2;
+  using AValue = std::int16_t;
+  using BValue = std::int16_t;
+  static constexpr std::int32_t offset(bool) { return 0; }
+  static Acc madd(Acc acc, Broadcast a, BVec b) { return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b)); }
+  static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
+    for (std::size_t i = 0; i < n; i += 32) {
+      const __mmask64 m = first_bytes(n - i);
+      const __m256i bytes = _mm256_maskz_loadu_epi8(static_cast<__mmask32>(m), src + i);
+      const __m512i words = signed_input ? _mm512_cvtepi8_epi16(bytes) : _mm512_cvtepu8_epi16(bytes);
+      _mm512_mask_storeu_epi16(dst + i, static_cast<__mmask32>(m), words);
+    }
+  }
+};
+#endif
+
+#elif XSIMD_WITH_AVX2
+
+struct Int8Dot {
+  static constexpr std::string_view name = "avx2: vpmaddwd";
+  static constexpr std::size_t lanes = 8, depth = 2;
+  using AValue = std::int16_t;
+  using BValue = std::int16_t;
+  using Acc = __m256i;
+  using Broadcast = __m256i;
+  using BVec = __m256i;
+  static constexpr std::int32_t offset(bool) { return 0; }
+  static Acc load(const std::int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static BVec load_b(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static Broadcast broadcast(const void* a) {
+    std::int32_t v;
+    std::memcpy(&v, a, sizeof v);
+    return _mm256_set1_epi32(v);
+  }
+  static Acc madd(Acc acc, Broadcast a, BVec b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+  static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
+                          signed_input ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes));
+    }
+    for (; i < n; ++i) dst[i] = signed_input ? static_cast<std::int8_t>(src[i]) : src[i];
+  }
+
+  /// Requantizes 8 columns and stores the first `count` (1..8) as bytes.
+  static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
+    const __m256i multiplier = load(s.multiplier + column), right = load(s.right_shift + column);
+    const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256(), sixty_four = _mm256_set1_epi64x(64);
+    const __m256i lo = _mm256_set1_epi64x(s.lo), hi = _mm256_set1_epi64x(s.hi);
+    auto requantize = [&](__m256i a, __m256i m, __m256i r) {
+      const __m256i sum = _mm256_add_epi64(_mm256_mul_epi32(a, m), _mm256_sllv_epi64(one, _mm256_sub_epi64(r, one)));
+      // AVX2 has no 64-bit arithmetic shift: a logical one, with the sign's bits put back on top.
+      const __m256i sign = _mm256_cmpgt_epi64(zero, sum);
+      __m256i y = _mm256_or_si256(_mm256_srlv_epi64(sum, r), _mm256_sllv_epi64(sign, _mm256_sub_epi64(sixty_four, r)));
+      y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
+      return _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
+    };
+    const __m256i even = requantize(acc, multiplier, _mm256_and_si256(right, _mm256_set1_epi64x(0xffffffff)));
+    const __m256i odd =
+        requantize(_mm256_srli_epi64(acc, 32), _mm256_srli_epi64(multiplier, 32), _mm256_srli_epi64(right, 32));
+    const __m256i y =
+        _mm256_add_epi32(_mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA), _mm256_set1_epi32(s.zero_point));
+    // The low byte of each lane: bytes 0, 4, 8, 12 of each half, then the two halves' first words.
+    const __m256i picked =
+        _mm256_shuffle_epi8(y, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
+                                                12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    const __m128i bytes = _mm_unpacklo_epi32(_mm256_castsi256_si128(picked), _mm256_extracti128_si256(picked, 1));
+    std::uint8_t tail[16];
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(tail), bytes);
+    std::memcpy(out, tail, count);
+  }
+};
+
+#else
+
+/// SSE2 (pmaddwd, with a scalar output stage: a signed 32 x 32-bit multiply needs SSE4.1) and any
+/// other target (plain C++ lanes, which the compiler may vectorise).
+struct Int8Dot {
+#if XSIMD_WITH_SSE2
+  static constexpr std::string_view name = "sse2: pmaddwd";
+#else
+  static constexpr std::string_view name = "portable C++";
+#endif
+  static constexpr std::size_t lanes = 4, depth = 2;
+  using AValue = std::int16_t;
+  using BValue = std::int16_t;
+  static constexpr std::int32_t offset(bool) { return 0; }
+#if XSIMD_WITH_SSE2
+  using Acc = __m128i;
+  using Broadcast = __m128i;
+  using BVec = __m128i;
+  static Acc load(const std::int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+  static BVec load_b(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+  static Broadcast broadcast(const void* a) {
+    std::int32_t v;
+    std::memcpy(&v, a, sizeof v);
+    return _mm_set1_epi32(v);
+  }
+  static Acc madd(Acc acc, Broadcast a, BVec b) { return _mm_add_epi32(acc, _mm_madd_epi16(a, b)); }
+  static void to_array(Acc acc, std::int32_t* out) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out), acc); }
+#else
+  struct Acc {
+    std::int32_t lane[lanes];
+  };
+  using Broadcast = const AValue*;
+  using BVec = const BValue*;
+  static Acc load(const std::int32_t* p) {
+    Acc a;
+    std::memcpy(a.lane, p, sizeof a.lane);
+    return a;
+  }
+  static BVec load_b(const void* p) { return static_cast<const BValue*>(p); }
+  static Broadcast broadcast(const void* a) { return static_cast<const AValue*>(a); }
+  static Acc madd(Acc acc, Broadcast a, BVec b) {
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const std::int32_t pair = a[0] * b[l * depth] + a[1] * b[l * depth + 1];  // at most 2 x 255 x 128
+      acc.lane[l] =
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(acc.lane[l]) + static_cast<std::uint32_t>(pair));
+    }
+    return acc;
+  }
+  static void to_array(Acc acc, std::int32_t* out) { std::memcpy(out, acc.lane, sizeof acc.lane); }
+#endif
+  static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
+    for (std::size_t i = 0; i < n; ++i) dst[i] = signed_input ? static_cast<std::int8_t>(src[i]) : src[i];
+  }
+  static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
+    std::int32_t sums[lanes];
+    to_array(acc, sums);
+    for (std::size_t j = 0; j < count; ++j) out[j] = static_cast<std::uint8_t>(s.scalar(sums[j], column + j));
+  }
+};
+
+#endif
+
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon

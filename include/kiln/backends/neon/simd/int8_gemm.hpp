@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+// int8 GEMM for NeonBackend's int8 layers (decision 0014): weights packed once with each column's
+// output stage, activation rows packed per tile, an MR x NR register tile of integer dot products.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cstddef>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "kiln/backends/neon/kernel_base.hpp"
+#include "kiln/backends/neon/simd/int8_dot.hpp"
+#include "kiln/backends/quantized_layer.hpp"
+
+namespace kiln::neon {
+inline namespace KILN_NEON_ISA {
+
+/// The register tile: int8_mr rows by int8_nr columns (two accumulator vectors), as for Float32.
+inline constexpr std::size_t int8_nr = 2 * Int8Dot::lanes;
+inline constexpr std::size_t int8_mr = Int8Dot::lanes >= 16 ? 14 : 6;
+
+/// The rows of A an int8 GEMM reads, as bytes: row m's tap t at base + offsets[m * taps + t], a
+/// negative offset being padding (which reads the input's zero point); with no offsets, row m at
+/// base + m * lda, one tap.
+struct Int8Rows {
+  const std::uint8_t* base;
+  std::size_t lda = 0;
+  const std::ptrdiff_t* offsets = nullptr;
+  std::size_t taps = 1;
+
+  const std::uint8_t* row(std::size_t m, std::size_t t) const noexcept {
+    if (offsets == nullptr) return base + m * lda;
+    const std::ptrdiff_t offset = offsets[m * taps + t];
+    return offset < 0 ? nullptr : base + offset;
+  }
+};
+
+/// The B operand of an int8 layer, packed at load for Int8Dot: for every group, panels of int8_nr
+/// columns, each a run of steps of int8_nr x depth weights (K rounded up to whole steps, zeros
+/// past K and past the last column); and per column the bias, with the input zero point's share
+/// folded in, and the output stage's multiplier and shift.
+class PackedInt8Weights {
+ public:
+  using AValue = Int8Dot::AValue;
+  using BValue = Int8Dot::BValue;
+  static constexpr std::size_t depth = Int8Dot::depth;
+
+  PackedInt8Weights() = default;
+  /// weights[(g * n + j) * k + p] is B[p][j] of group g, whose output channel is g * n + j (OHWI
+  /// convolution weights and [N, K] fully-connected weights read this way); bias may be null.
+  PackedInt8Weights(const std::int8_t* weights, const std::int32_t* bias, std::size_t groups, std::size_t n,
+                    std::size_t k, const quantized::OutputStage& stage, DataType input_type,
+                    std::int32_t input_zero_point)
+      : groups_(groups),
+        n_(n),
+        k_(k),
+        steps_((k + depth - 1) / depth),
+        panels_((n + int8_nr - 1) / int8_nr),
+        signed_input_(input_type == DataType::QAsymmS8),
+        padding_value_(static_cast<AValue>(input_zero_point + Int8Dot::offset(signed_input_))),
+        data_(groups * panels_ * steps_ * int8_nr * depth, BValue{0}),
+        bias_(groups * panels_ * int8_nr, 0),
+        multiplier_(groups * panels_ * int8_nr, 0),
+        right_shift_(groups * panels_ * int8_nr, 31),
+        lo_(std::int64_t{stage.lo()} - stage.zero_point()),
+        hi_(std::int64_t{stage.hi()} - stage.zero_point()),
+        zero_point_(stage.zero_point()) {
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t channel = g * n + j, panel = g * panels_ + j / int8_nr, column = j % int8_nr;
+        const std::int8_t* w = weights + channel * k;
+        BValue* dst = data_.data() + panel * steps_ * int8_nr * depth + column * depth;
+        std::int64_t sum = 0;
+        for (std::size_t p = 0; p < k; ++p) {
+          dst[p / depth * int8_nr * depth + p % depth] = w[p];
+          sum += w[p];
+        }
+        // The kernel sums (x + offset) w; the layer wants (x - zero point) w. In int64, then
+        // wrapped to int32 as the kernel's sums are: decision 0014 bounds the result.
+        const std::int64_t corrected = (bias ? bias[channel] : 0) - std::int64_t{padding_value_} * sum;
+        const Requantization& r = stage.multiplier(channel);
+        bias_[panel * int8_nr + column] = static_cast<std::int32_t>(corrected);
+        multiplier_[panel * int8_nr + column] = r.multiplier;
+        right_shift_[panel * int8_nr + column] = 31 - r.shift;
+      }
+  }
+
+  std::size_t groups() const noexcept { return groups_; }
+  std::size_t n() const noexcept { return n_; }
+  std::size_t k() const noexcept { return k_; }
+  std::size_t panels() const noexcept { return panels_; }
+  std::size_t steps() const noexcept { return steps_; }
+  bool signed_input() const noexcept { return signed_input_; }
+  /// What a padding tap reads: the input's zero point as a packed activation.
+  AValue padding_value() const noexcept { return padding_value_; }
+  const BValue* panel(std::size_t group, std::size_t p) const {
+    return data_.data() + (group * panels_ + p) * steps_ * int8_nr * depth;
+  }
+  const std::int32_t* bias(std::size_t group, std::size_t p) const {
+    return bias_.data() + (group * panels_ + p) * int8_nr;
+  }
+  Int8OutputStage stage(std::size_t group, std::size_t p) const {
+    const std::size_t first = (group * panels_ + p) * int8_nr;
+    return {multiplier_.data() + first, right_shift_.data() + first, lo_, hi_, zero_point_};
+  }
+  /// The scratch one thread's packed rows of A take, in whole cache lines.
+  std::size_t scratch_bytes_per_thread() const noexcept {
+    return (int8_mr * steps_ * depth * sizeof(AValue) + 63) / 64 * 64;
+  }
+
+ private:
+  std::size_t groups_ = 0, n_ = 0, k_ = 0, steps_ = 0, panels_ = 0;
+  bool signed_input_ = false;
+  AValue padding_value_ = 0;
+  std::vector<BValue> data_;
+  std::vector<std::int32_t> bias_, multiplier_, right_shift_;
+  std::int64_t lo_ = 0, hi_ = 0;
+  std::int32_t zero_point_ = 0;
+};
+
+namespace detail {
+
+/// C[rows x columns] = the output stage of bias + sum over steps of A's rows (packed, lda values
+/// apart) times B's panel, for the first Vectors accumulator vectors of the panel.
+template <std::size_t Rows, std::size_t Vectors>
+void int8_tile(const Int8Dot::AValue* a, std::size_t lda, std::size_t steps, const Int8Dot::BValue* b,
+               const std::int32_t* bias, const Int8OutputStage& stage, std::uint8_t* c, std::size_t ldc,
+               std::size_t columns) {
+  constexpr std::size_t lanes = Int8Dot::lanes, depth = Int8Dot::depth;
+  typename Int8Dot::Acc acc[Rows][Vectors];
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+    for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = Int8Dot::load(bias + v * lanes);
+  for (std::size_t s = 0; s < steps; ++s, b += int8_nr * depth) {
+    typename Int8Dot::BVec bv[Vectors];
+#pragma GCC unroll 2
+    for (std::size_t v = 0; v < Vectors; ++v) bv[v] = Int8Dot::load_b(b + v * lanes * depth);
+#pragma GCC unroll 16
+    for (std::size_t r = 0; r < Rows; ++r) {
+      const auto ar = Int8Dot::broadcast(a + r * lda + s * depth);
+#pragma GCC unroll 2
+      for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = Int8Dot::madd(acc[r][v], ar, bv[v]);
+    }
+  }
+  // Unrolled like the loops above, so that the accumulators stay in registers.
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+    for (std::size_t v = 0; v < Vectors; ++v)
+      if (columns > v * lanes)
+        Int8Dot::store(acc[r][v], stage, v * lanes, c + r * ldc + v * lanes, std::min(lanes, columns - v * lanes));
+}
+
+template <std::size_t Vectors, std::size_t... Rows>
+constexpr auto int8_tile_kernels(std::index_sequence<Rows...>) {
+  using Fn = void (*)(const Int8Dot::AValue*, std::size_t, std::size_t, const Int8Dot::BValue*, const std::int32_t*,
+                      const Int8OutputStage&, std::uint8_t*, std::size_t, std::size_t);
+  return std::array<Fn, sizeof...(Rows)>{&int8_tile<Rows + 1, Vectors>...};
+}
+
+/// kernels[vectors - 1][rows - 1], as for Float32.
+inline constexpr std::array int8_tile_kernel_table{int8_tile_kernels<1>(std::make_index_sequence<int8_mr>{}),
+                                                   int8_tile_kernels<2>(std::make_index_sequence<int8_mr>{})};
+
+}  // namespace detail
+
+/// C[m x n] = the int8 layer of A's rows and B, for every group of packed weights, with row stride
+/// ldc (bytes), split over the context's threads: group g reads A from byte g * a_group_columns
+/// of each row on and writes C from column g * n on. `scratch` holds
+/// b.scratch_bytes_per_thread() for each of the context's threads. A task packs one tile of A's
+/// rows (gathering taps, shifting to the instruction's domain, padding with the zero point) and
+/// multiplies it by a block of panels: all of them unless row tiles are too few to keep every
+/// thread busy.
+inline void int8_gemm(Context& context, const Int8Rows& a, std::size_t m, const PackedInt8Weights& b, std::uint8_t* c,
+                      std::size_t ldc, std::span<std::byte> scratch, std::size_t a_group_columns = 0) {
+  static constexpr auto& kernels = detail::int8_tile_kernel_table;
+  using AValue = Int8Dot::AValue;
+  const std::size_t lda = b.steps() * Int8Dot::depth, channels = b.k() / a.taps;
+  assert(scratch.size() >= context.threads() * b.scratch_bytes_per_thread());
+  const std::size_t row_tiles = (m + int8_mr - 1) / int8_mr, panels = b.panels();
+  const std::size_t wanted = 4 * std::size_t{context.threads()}, spread = b.groups() * row_tiles;
+  const std::size_t panel_block = spread >= wanted ? panels : std::max<std::size_t>(1, panels * spread / wanted);
+  const std::size_t panel_blocks = (panels + panel_block - 1) / panel_block;
+  const std::size_t tasks = spread * panel_blocks, task_cost = int8_mr * panel_block * int8_nr * b.k() / 4;
+  context.parallel_for(
+      tasks,
+      [&](std::size_t task, unsigned thread) {
+        const std::size_t group = task / (row_tiles * panel_blocks), row_tile = task / panel_blocks % row_tiles,
+                          block = task % panel_blocks;
+        const std::size_t first_row = row_tile * int8_mr, rows = std::min(int8_mr, m - first_row);
+        auto* tile = reinterpret_cast<AValue*>(scratch.data() + thread * b.scratch_bytes_per_thread());
+        for (std::size_t r = 0; r < rows; ++r) {
+          AValue* dst = tile + r * lda;
+          for (std::size_t t = 0; t < a.taps; ++t, dst += channels) {
+            const std::uint8_t* src = a.row(first_row + r, t);
+            if (src != nullptr)
+              Int8Dot::convert(src + group * a_group_columns, dst, channels, b.signed_input());
+            else
+              std::fill(dst, dst + channels, b.padding_value());
+          }
+          std::fill(dst, tile + (r + 1) * lda, AValue{0});  // K's last step, against zero weights
+        }
+        for (std::size_t p = block * panel_block; p < std::min(panels, (block + 1) * panel_block); ++p) {
+          const std::size_t columns = std::min(int8_nr, b.n() - p * int8_nr);
+          kernels[columns > Int8Dot::lanes ? 1 : 0][rows - 1](
+              tile, lda, b.steps(), b.panel(group, p), b.bias(group, p), b.stage(group, p),
+              c + first_row * ldc + group * b.n() + p * int8_nr, ldc, columns);
+        }
+      },
+      task_cost);
+}
+
+/// Base of Neon's int8 layers on the int8 GEMM (Derived: Convolution2d, FullyConnected): the layer
+/// must be one decision 0014 defines, with constant weights and bias, which Derived's constructor
+/// packs with the output stage made here.
+template <class Op, class Derived>
+class Int8GemmKernel {
+ public:
+  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are packed at load
+  static Status is_supported(const WorkloadInfo<Op>& info) {
+    if (auto s = quantized::check_layer(info); !s) return s;
+    return require_constants(info, inputs_read_at_run);
+  }
+  static Expected<Derived> create(const WorkloadInfo<Op>& info, Context&) {
+    auto stage = quantized::OutputStage::make(info);
+    if (!stage) return stage.status();
+    return Derived(info, *stage);
+  }
+  ScratchSize scratch(const Context& context) const {
+    return {context.threads() * weights_.scratch_bytes_per_thread(), 64};
+  }
+
+ protected:
+  /// Packs weights [groups x n output channels, k] and the bias, inputs 1 and 2.
+  Int8GemmKernel(const WorkloadInfo<Op>& info, const quantized::OutputStage& stage, std::size_t groups, std::size_t n,
+                 std::size_t k)
+      : weights_(static_cast<const std::int8_t*>(info.constants[1]),
+                 info.inputs.size() > 2 ? static_cast<const std::int32_t*>(info.constants[2]) : nullptr, groups, n, k,
+                 stage, info.inputs[0].type, info.inputs[0].quantization.offset) {}
+
+  PackedInt8Weights weights_;
+};
+
+}  // namespace KILN_NEON_ISA
+}  // namespace kiln::neon
