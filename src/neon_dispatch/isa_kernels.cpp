@@ -2,16 +2,24 @@
 // The Neon kernels of one instruction set, for the dispatching build (docs/decisions/0009). Meson
 // compiles this file once per set with -DKILN_NEON_DISPATCH=1 and the set's flags:
 //   sse2: -msse2    avx2: -mavx2 -mfma    avx512: -mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma
-// Built by hand, link the three objects in that order, SSE2 first: where two of them carry a copy
+//   avx512vnni: avx512's and -mavx512vnni
+// Built by hand, link the four objects in that order, SSE2 first: where two of them carry a copy
 // of the same shared inline function, the linker keeps the first, which every CPU runs.
 #include "kiln/backends/neon/neon_backend.hpp"
 #include "kiln/backends/neon/workloads.hpp"
 
-// The compile flags decide which set this is; a mismatch with sse2/avx2/avx512 in dispatch.hpp
-// leaves that set's kernels undefined, a link error that names it.
+// The compile flags decide which set this is; a mismatch with the sets in dispatch.hpp leaves that
+// set's kernels undefined, a link error that names it.
+#if defined(__AVX512VNNI__)
+using CompiledSet = kiln::neon::dispatch::avx512vnni;
+constexpr std::string_view compiled_set_name = "avx512bw+vnni";
+#else
+using CompiledSet = xsimd::default_arch;
+constexpr std::string_view compiled_set_name = xsimd::default_arch::name();
+#endif
+
 template <>
-const kiln::neon::dispatch::IsaKernels& kiln::neon::dispatch::isa_kernels<xsimd::default_arch>() {
-  static constexpr IsaKernels kernels{xsimd::default_arch::name(),
-                                      kiln::detail::table_of<NeonBackend, AllOps, neon::Kernel>()};
+const kiln::neon::dispatch::IsaKernels& kiln::neon::dispatch::isa_kernels<CompiledSet>() {
+  static constexpr IsaKernels kernels{compiled_set_name, kiln::detail::table_of<NeonBackend, AllOps, neon::Kernel>()};
   return kernels;
 }

@@ -8,7 +8,9 @@
 // compile target's instruction set. Code written as `neon::gemm` finds it unchanged, but the same
 // kernel compiled for two instruction sets (the dispatching build, docs/decisions/0009) gets two
 // distinct symbols, so the linker can never hand AVX-512 code to an SSE2 caller.
-#if XSIMD_WITH_AVX512BW
+#if XSIMD_WITH_AVX512BW && defined(__AVX512VNNI__)
+#define KILN_NEON_ISA isa_avx512bw_vnni
+#elif XSIMD_WITH_AVX512BW
 #define KILN_NEON_ISA isa_avx512bw
 #elif XSIMD_WITH_AVX512F
 #define KILN_NEON_ISA isa_avx512f
