@@ -1,15 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon DepthwiseConvolution2d: channels in vectors, weights held in registers along a row, taps
-// unrolled for 3x3 and 5x5, and no bounds checks for the output pixels whose window is inside.
+// unrolled for 3x3 and 5x5, and no bounds checks for the output pixels whose window is inside;
+// int8 with a channel in each int32 lane.
 #pragma once
 
 #include <algorithm>
 #include <vector>
 
 #include "kiln/backends/neon/simd/gemm.hpp"
+#include "kiln/backends/neon/simd/int8_gemm.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
+
+/// The first and one-past-last kernel taps of a window starting at input coordinate `start`
+/// whose coordinates start + tap x dilation are inside [0, size).
+inline std::ptrdiff_t first_tap(std::ptrdiff_t start, std::ptrdiff_t dilation) {
+  return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+}
+inline std::ptrdiff_t end_tap(std::ptrdiff_t start, std::ptrdiff_t dilation, std::ptrdiff_t taps, std::ptrdiff_t size) {
+  return std::min(taps, start >= size ? 0 : (size - 1 - start) / dilation + 1);
+}
+
+/// Fails unless a depthwise layer's channel multiplier is 1, the case Neon's kernels cover.
+inline Status require_channel_multiplier_1(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
+  if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
+    return Status::error(ErrorCode::Unsupported, "runs DepthwiseConvolution2d with channel multiplier 1 only");
+  return Status::ok();
+}
 
 /// Deviation from Ref: channel multiplier 1 only (others run Ref's kernel); weights and bias are
 /// copied at load, so they must be constants. Sums taps in the same (ky, kx) order as Ref.
@@ -17,8 +35,7 @@ template <>
 struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<ops::DepthwiseConvolution2d> {
   static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
-    if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
-      return Status::error(ErrorCode::Unsupported, "runs DepthwiseConvolution2d with channel multiplier 1 only");
+    if (auto s = require_channel_multiplier_1(info); !s) return s;
     return require_float32_constants(info, inputs_read_at_run);
   }
 
@@ -43,15 +60,6 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   }
 
  private:
-  // First and one-past-last kernel tap whose input coordinate start + tap * dilation is inside [0, size).
-  static std::ptrdiff_t first_tap(std::ptrdiff_t start, std::ptrdiff_t dilation) {
-    return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
-  }
-  static std::ptrdiff_t end_tap(std::ptrdiff_t start, std::ptrdiff_t dilation, std::ptrdiff_t taps,
-                                std::ptrdiff_t size) {
-    return std::min(taps, start >= size ? 0 : (size - 1 - start) / dilation + 1);
-  }
-
   // K > 0: a K x K window with stride Stride and no dilation, taps unrolled with the weights in
   // registers; K == 0: any window, read at run time.
   template <std::uint32_t K, std::uint32_t Stride>
@@ -150,6 +158,88 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   ops::Size2d kernel_;
   Epilogue epilogue_;
   std::vector<float> weights_, bias_;
+};
+
+/// int8 (decision 0014): a channel in each int32 lane; every tap inside the input adds
+/// (x - zero point) x w exactly (a tap outside would read the zero point and add 0), then
+/// Int8Dot's output stage. Channel multiplier 1; weights and bias constants, widened at load.
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvolution2d, T> {
+  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
+  static constexpr std::size_t lanes = Int8Dot::lanes;
+  static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
+    if (auto s = require_channel_multiplier_1(info); !s) return s;
+    if (auto s = quantized::check_layer(info); !s) return s;
+    return require_constants(info, inputs_read_at_run);
+  }
+  static Expected<Kernel> create(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, Context&) {
+    auto stage = quantized::OutputStage::make(info);
+    if (!stage) return stage.status();
+    return Kernel(info, *stage);
+  }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    const TensorShape& xs = in[0].info.shape;
+    const TensorShape& ys = out[0].info.shape;
+    const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
+    const std::ptrdiff_t sw = params_.stride.width, dh = params_.dilation.height, dw = params_.dilation.width;
+    const std::ptrdiff_t kh = kernel_.height, kw = kernel_.width;
+    const bool signed_input = T == DataType::QAsymmS8;
+    const auto zero_point = Int8Dot::splat(in[0].info.quantization.offset);
+    const auto* input = static_cast<const std::uint8_t*>(in[0].data);
+    auto* output = static_cast<std::uint8_t*>(out[0].data);
+    context.parallel_for(
+        std::size_t{ys[0]} * ys[1],
+        [&](std::size_t row) {
+          const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
+          const std::uint8_t* x = input + n * xs[1] * width * channels;
+          std::uint8_t* y = output + row * out_width * channels;
+          const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
+          const std::ptrdiff_t ky0 = first_tap(y0, dh), ky1 = end_tap(y0, dh, kh, xs[1]);
+          for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) {
+            const std::ptrdiff_t x0 = ox * sw - std::ptrdiff_t{params_.padding.left};
+            const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
+            for (std::ptrdiff_t c = 0; c < channels; c += lanes) {
+              const std::size_t count = std::min<std::size_t>(lanes, channels - c);
+              auto acc = Int8Dot::load(&bias_[c]);
+              for (std::ptrdiff_t ky = ky0; ky < ky1; ++ky)
+                for (std::ptrdiff_t kx = kx0; kx < kx1; ++kx) {
+                  const std::uint8_t* tap = x + ((y0 + ky * dh) * width + x0 + kx * dw) * channels + c;
+                  acc = Int8Dot::multiply_add(acc,
+                                              Int8Dot::subtract(Int8Dot::widen(tap, count, signed_input), zero_point),
+                                              Int8Dot::load(&weights_[(ky * kw + kx) * padded_channels_ + c]));
+                }
+              Int8Dot::store(acc, stages_.from(c), 0, y + ox * channels + c, count);
+            }
+          }
+        },
+        std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
+  }
+
+ private:
+  Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, const quantized::OutputStage& stage)
+      : params_(info.params),
+        kernel_{info.inputs[1].shape[1], info.inputs[1].shape[2]},
+        padded_channels_((info.inputs[1].shape[3] + lanes - 1) / lanes * lanes),
+        weights_(std::size_t{kernel_.height} * kernel_.width * padded_channels_, 0),
+        bias_(padded_channels_, 0),
+        stages_(stage, padded_channels_) {
+    const std::size_t channels = info.inputs[1].shape[3], taps = std::size_t{kernel_.height} * kernel_.width;
+    const auto* w = static_cast<const std::int8_t*>(info.constants[1]);
+    for (std::size_t t = 0; t < taps; ++t)
+      for (std::size_t c = 0; c < channels; ++c) weights_[t * padded_channels_ + c] = w[t * channels + c];
+    const auto* bias = info.inputs.size() > 2 ? static_cast<const std::int32_t*>(info.constants[2]) : nullptr;
+    for (std::size_t c = 0; c < channels; ++c) {
+      if (bias != nullptr) bias_[c] = bias[c];
+      stages_.set(c, stage.multiplier(c));
+    }
+  }
+
+  ops::DepthwiseConvolution2d::Params params_;
+  ops::Size2d kernel_;
+  std::size_t padded_channels_;
+  std::vector<std::int32_t> weights_, bias_;  // weights [taps][padded channels], widened
+  Int8OutputStages stages_;
 };
 
 }  // namespace KILN_NEON_ISA

@@ -39,7 +39,9 @@ struct Int8OutputStage {
 /// Int8Dot: how this instruction set multiplies int8 activations by int8 weights and sums into
 /// int32 lanes. A micro-kernel holds `lanes` columns per accumulator vector and adds `depth`
 /// products per lane per step; the activations are packed (convert) as AValue, shifted by
-/// offset(signed) so that the instruction takes them, and the weights as BValue.
+/// offset(signed) so that the instruction takes them, and the weights as BValue. Kernels that
+/// work one channel a lane (depthwise) use the lane-wise int32 operations: widen (up to `lanes`
+/// bytes), splat, subtract, multiply_add.
 ///
 /// - AVX512-VNNI: vpdpbusd, 4 unsigned x signed byte products a lane; signed activations are
 ///   flipped to unsigned (x + 128).
@@ -86,6 +88,15 @@ struct Int8DotAvx512 {
     _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << count) - 1), _mm512_cvtepi32_epi8(y));
   }
   static __mmask64 first_bytes(std::size_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
+
+  /// The first `count` (up to 16) bytes at x as int32 lanes, zeros after.
+  static Acc widen(const std::uint8_t* x, std::size_t count, bool signed_input) {
+    const __m128i bytes = _mm_maskz_loadu_epi8(static_cast<__mmask16>(first_bytes(count)), x);
+    return signed_input ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+  }
+  static Acc splat(std::int32_t v) { return _mm512_set1_epi32(v); }
+  static Acc subtract(Acc a, Acc b) { return _mm512_sub_epi32(a, b); }
+  static Acc multiply_add(Acc acc, Acc a, Acc b) { return _mm512_add_epi32(acc, _mm512_mullo_epi32(a, b)); }
 };
 }  // namespace detail
 
@@ -144,6 +155,15 @@ struct Int8Dot {
     return _mm256_set1_epi32(v);
   }
   static Acc madd(Acc acc, Broadcast a, BVec b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+  static Acc widen(const std::uint8_t* x, std::size_t count, bool signed_input) {
+    std::int64_t bytes = 0;
+    std::memcpy(&bytes, x, std::min(count, lanes));
+    const __m128i v = _mm_cvtsi64_si128(bytes);
+    return signed_input ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v);
+  }
+  static Acc splat(std::int32_t v) { return _mm256_set1_epi32(v); }
+  static Acc subtract(Acc a, Acc b) { return _mm256_sub_epi32(a, b); }
+  static Acc multiply_add(Acc acc, Acc a, Acc b) { return _mm256_add_epi32(acc, _mm256_mullo_epi32(a, b)); }
   static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -210,6 +230,27 @@ struct Int8Dot {
   }
   static Acc madd(Acc acc, Broadcast a, BVec b) { return _mm_add_epi32(acc, _mm_madd_epi16(a, b)); }
   static void to_array(Acc acc, std::int32_t* out) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out), acc); }
+  static Acc widen(const std::uint8_t* x, std::size_t count, bool signed_input) {
+    std::int32_t bytes = 0;
+    std::memcpy(&bytes, x, std::min(count, lanes));
+    const __m128i v = _mm_cvtsi32_si128(bytes);
+    if (!signed_input) {
+      const __m128i zero = _mm_setzero_si128();
+      return _mm_unpacklo_epi16(_mm_unpacklo_epi8(v, zero), zero);
+    }
+    const __m128i doubled = _mm_unpacklo_epi8(v, v);  // each byte in both halves of a 16-bit lane
+    return _mm_srai_epi32(_mm_unpacklo_epi16(doubled, doubled), 24);
+  }
+  static Acc splat(std::int32_t v) { return _mm_set1_epi32(v); }
+  static Acc subtract(Acc a, Acc b) { return _mm_sub_epi32(a, b); }
+  /// acc + a x b in each lane: the low 32 bits of the unsigned products of the even and odd lanes,
+  /// which are those of the signed ones (SSE2 has no pmulld).
+  static Acc multiply_add(Acc acc, Acc a, Acc b) {
+    const __m128i even = _mm_mul_epu32(a, b), odd = _mm_mul_epu32(_mm_srli_epi64(a, 32), _mm_srli_epi64(b, 32));
+    const __m128i product = _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)),
+                                               _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
+    return _mm_add_epi32(acc, product);
+  }
 #else
   struct Acc {
     std::int32_t lane[lanes];
@@ -232,6 +273,27 @@ struct Int8Dot {
     return acc;
   }
   static void to_array(Acc acc, std::int32_t* out) { std::memcpy(out, acc.lane, sizeof acc.lane); }
+  static Acc widen(const std::uint8_t* x, std::size_t count, bool signed_input) {
+    Acc a{};
+    for (std::size_t l = 0; l < std::min(count, lanes); ++l)
+      a.lane[l] = signed_input ? static_cast<std::int8_t>(x[l]) : std::int32_t{x[l]};
+    return a;
+  }
+  static Acc splat(std::int32_t v) {
+    Acc a;
+    std::fill(a.lane, a.lane + lanes, v);
+    return a;
+  }
+  static Acc subtract(Acc a, Acc b) {
+    for (std::size_t l = 0; l < lanes; ++l) a.lane[l] -= b.lane[l];  // differences of bytes
+    return a;
+  }
+  static Acc multiply_add(Acc acc, Acc a, Acc b) {
+    for (std::size_t l = 0; l < lanes; ++l)
+      acc.lane[l] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc.lane[l]) +
+                                              static_cast<std::uint32_t>(a.lane[l] * b.lane[l]));
+    return acc;
+  }
 #endif
   static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
     for (std::size_t i = 0; i < n; ++i) dst[i] = signed_input ? static_cast<std::int8_t>(src[i]) : src[i];

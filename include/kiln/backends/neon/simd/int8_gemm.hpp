@@ -38,6 +38,33 @@ struct Int8Rows {
   }
 };
 
+/// Each output column's stage as Int8OutputStage reads it, made at load: the multiplier and right
+/// shift of its channel, the layer's clamp and zero point. Columns never set hold a multiplier of 0.
+class Int8OutputStages {
+ public:
+  Int8OutputStages() = default;
+  Int8OutputStages(const quantized::OutputStage& stage, std::size_t columns)
+      : multiplier_(columns, 0),
+        right_shift_(columns, 31),
+        lo_(std::int64_t{stage.lo()} - stage.zero_point()),
+        hi_(std::int64_t{stage.hi()} - stage.zero_point()),
+        zero_point_(stage.zero_point()) {}
+
+  void set(std::size_t column, const Requantization& r) {
+    multiplier_[column] = r.multiplier;
+    right_shift_[column] = 31 - r.shift;
+  }
+  /// The stage of the columns from `first` on.
+  Int8OutputStage from(std::size_t first) const {
+    return {multiplier_.data() + first, right_shift_.data() + first, lo_, hi_, zero_point_};
+  }
+
+ private:
+  std::vector<std::int32_t> multiplier_, right_shift_;
+  std::int64_t lo_ = 0, hi_ = 0;
+  std::int32_t zero_point_ = 0;
+};
+
 /// The B operand of an int8 layer, packed at load for Int8Dot: for every group, panels of int8_nr
 /// columns, each a run of steps of int8_nr x depth weights (K rounded up to whole steps, zeros
 /// past K and past the last column); and per column the bias, with the input zero point's share
@@ -63,11 +90,7 @@ class PackedInt8Weights {
         padding_value_(static_cast<AValue>(input_zero_point + Int8Dot::offset(signed_input_))),
         data_(groups * panels_ * steps_ * int8_nr * depth, BValue{0}),
         bias_(groups * panels_ * int8_nr, 0),
-        multiplier_(groups * panels_ * int8_nr, 0),
-        right_shift_(groups * panels_ * int8_nr, 31),
-        lo_(std::int64_t{stage.lo()} - stage.zero_point()),
-        hi_(std::int64_t{stage.hi()} - stage.zero_point()),
-        zero_point_(stage.zero_point()) {
+        stages_(stage, groups * panels_ * int8_nr) {
     for (std::size_t g = 0; g < groups; ++g)
       for (std::size_t j = 0; j < n; ++j) {
         const std::size_t channel = g * n + j, panel = g * panels_ + j / int8_nr, column = j % int8_nr;
@@ -81,10 +104,8 @@ class PackedInt8Weights {
         // The kernel sums (x + offset) w; the layer wants (x - zero point) w. In int64, then
         // wrapped to int32 as the kernel's sums are: decision 0014 bounds the result.
         const std::int64_t corrected = (bias ? bias[channel] : 0) - std::int64_t{padding_value_} * sum;
-        const Requantization& r = stage.multiplier(channel);
         bias_[panel * int8_nr + column] = static_cast<std::int32_t>(corrected);
-        multiplier_[panel * int8_nr + column] = r.multiplier;
-        right_shift_[panel * int8_nr + column] = 31 - r.shift;
+        stages_.set(panel * int8_nr + column, stage.multiplier(channel));
       }
   }
 
@@ -103,8 +124,7 @@ class PackedInt8Weights {
     return bias_.data() + (group * panels_ + p) * int8_nr;
   }
   Int8OutputStage stage(std::size_t group, std::size_t p) const {
-    const std::size_t first = (group * panels_ + p) * int8_nr;
-    return {multiplier_.data() + first, right_shift_.data() + first, lo_, hi_, zero_point_};
+    return stages_.from((group * panels_ + p) * int8_nr);
   }
   /// The scratch one thread's packed rows of A take, in whole cache lines.
   std::size_t scratch_bytes_per_thread() const noexcept {
@@ -116,9 +136,8 @@ class PackedInt8Weights {
   bool signed_input_ = false;
   AValue padding_value_ = 0;
   std::vector<BValue> data_;
-  std::vector<std::int32_t> bias_, multiplier_, right_shift_;
-  std::int64_t lo_ = 0, hi_ = 0;
-  std::int32_t zero_point_ = 0;
+  std::vector<std::int32_t> bias_;
+  Int8OutputStages stages_;
 };
 
 namespace detail {
