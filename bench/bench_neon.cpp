@@ -175,92 +175,6 @@ bool bench_gemm(double peak) {
   return peak_holds;
 }
 
-// ---- int8 ----------------------------------------------------------------------------------------
-
-/// One core's int8 multiply-add peak through the dot-product instruction kiln's int8 kernels use
-/// (kiln::neon::Int8Dot: vpdpbusd with AVX512-VNNI, else vpmaddwd), GOP/s (a multiply and an add
-/// are two operations): the best over several counts of independent accumulators.
-double int8_peak_gops() {
-  using Dot = kiln::neon::Int8Dot;
-  double best = 0;
-  auto try_chains = [&]<int Chains>() {
-    constexpr long iterations = 2'000'000;
-    const std::int32_t ones = 0x01010101;
-    const auto a = Dot::broadcast(&ones);
-    const auto b = Dot::load_b(std::vector<std::int32_t>(Dot::lanes, ones).data());
-    std::vector<std::int32_t> zeros(Dot::lanes, 0), right_shift(Dot::lanes, 31);
-    std::vector<std::uint8_t> sink(Dot::lanes);
-    const Timing t = measure(
-        [&] {
-          typename Dot::Acc acc[Chains];
-          for (int c = 0; c < Chains; ++c) acc[c] = Dot::load(zeros.data());
-          for (long i = 0; i < iterations; ++i) {
-#pragma GCC unroll 32
-            for (int c = 0; c < Chains; ++c) acc[c] = Dot::madd(acc[c], a, b);
-          }
-          for (int c = 0; c < Chains; ++c)
-            Dot::store(acc[c], {zeros.data(), right_shift.data(), -128, 127, 0}, 0, sink.data(), Dot::lanes);
-        },
-        3);
-    best = std::max(best, 2.0 * Dot::lanes * Dot::depth * Chains * iterations / t.min / 1e9);
-  };
-  try_chains.operator()<8>();
-  try_chains.operator()<12>();
-  try_chains.operator()<16>();
-  try_chains.operator()<24>();
-  return best;
-}
-
-/// int8 GEMM rows (kiln's int8 FullyConnected kernel: rows of u8 activations times packed s8
-/// weights, requantized to u8) against the int8 peak and oneDNN's u8 x s8 -> s32 GEMM.
-void bench_int8_gemm(double peak) {
-  using namespace kiln;
-  struct Shape {
-    std::uint32_t m, n, k;
-    const char* name;
-  };
-  for (Shape s : {Shape{512, 512, 512, "int8 gemm 512x512x512"},
-                  Shape{3136, 64, 576, "int8 gemm 64x3136x576"}}) {  // a 3x3 conv, 64 channels, 56x56
-    const std::vector<float> x_real = random_floats(std::size_t{s.m} * s.k, 3),
-                             w_real = random_floats(std::size_t{s.n} * s.k, 4);
-    std::vector<std::uint8_t> x(x_real.size());
-    std::vector<std::int8_t> w(w_real.size());
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(128 + 127 * x_real[i]);
-    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(127 * w_real[i]);
-    const TensorInfo infos[] = {{{s.m, s.k}, DataType::QAsymmU8, {{0.02f}, 128, {}}},
-                                {{s.n, s.k}, DataType::QSymmS8, {{0.004f}, 0, {}}},
-                                {{s.m, s.n}, DataType::QAsymmU8, {{0.5f}, 128, {}}}};
-    const void* constants[] = {nullptr, w.data()};
-    const ops::FullyConnected::Params params{};
-    const WorkloadInfo<ops::FullyConnected> info{params, std::span(infos, 2), std::span(infos + 2, 1), constants};
-    neon::Context context;
-    context.configure({.threads = 1});
-    using Kernel = neon::Kernel<ops::FullyConnected, DataType::QAsymmU8>;
-    if (auto supported = Kernel::is_supported(info); !supported) {
-      std::printf("error: %s: %s\n", s.name, supported.message().c_str());
-      continue;
-    }
-    auto kernel = Kernel::create(info, context);
-    std::vector<std::uint8_t> y(std::size_t{s.m} * s.n);
-    std::vector<std::byte> scratch(kernel->scratch(context).bytes);
-    const ConstTensor in[] = {{infos[0], x.data()}};
-    const Tensor out[] = {{infos[2], y.data()}};
-    const Timing kiln_t = measure([&] { kernel->run(in, out, context, scratch); });
-    const double ops = 2.0 * s.m * s.n * s.k, kiln_gops = ops / kiln_t.median / 1e9;
-    add({s.name, "1 thread", kiln_gops, "int8_peak", peak, "GOP/s", true});
-#if KILN_BENCH_ONEDNN
-    std::vector<std::int32_t> c(std::size_t{s.m} * s.n);
-    const std::int32_t c_offset = 0;
-    // C = A [m x k] x B [k x n], B as w transposed (w is [n, k], row-major: 'T').
-    const Timing dnnl_t = measure([&] {
-      dnnl_gemm_u8s8s32('N', 'T', 'F', s.m, s.n, s.k, 1.0f, x.data(), s.k, 128, w.data(), s.k, 0, 0.0f, c.data(), s.n,
-                        &c_offset);
-    });
-    add({s.name, "1 thread", kiln_gops, "onednn u8s8s32", ops / dnnl_t.median / 1e9, "GOP/s", true});
-#endif
-  }
-}
-
 // ---- convolutions and networks through the runtime ---------------------------------------------
 
 kiln::Network conv_network(std::uint32_t size, std::uint32_t in, std::uint32_t out, std::uint32_t k,
@@ -334,6 +248,145 @@ void bench_convolutions() {
     add({c.name, "1 thread", kiln_ms, "onednn",
          onednn_conv_seconds(c.size, c.in, c.out, c.k, c.stride, c.depthwise) * 1e3, "ms", false});
 #endif
+  }
+}
+
+// ---- int8 ----------------------------------------------------------------------------------------
+
+/// One core's int8 multiply-add peak through the dot-product instruction kiln's int8 kernels use
+/// (kiln::neon::Int8Dot: vpdpbusd with AVX512-VNNI, else vpmaddwd), GOP/s (a multiply and an add
+/// are two operations): the best over several counts of independent accumulators.
+double int8_peak_gops() {
+  using Dot = kiln::neon::Int8Dot;
+  double best = 0;
+  auto try_chains = [&]<int Chains>() {
+    constexpr long iterations = 2'000'000;
+    const std::int32_t ones = 0x01010101;
+    const auto a = Dot::broadcast(&ones);
+    const auto b = Dot::load_b(std::vector<std::int32_t>(Dot::lanes, ones).data());
+    std::vector<std::int32_t> zeros(Dot::lanes, 0), right_shift(Dot::lanes, 31);
+    std::vector<std::uint8_t> sink(Dot::lanes);
+    const Timing t = measure(
+        [&] {
+          typename Dot::Acc acc[Chains];
+          for (int c = 0; c < Chains; ++c) acc[c] = Dot::load(zeros.data());
+          for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 32
+            for (int c = 0; c < Chains; ++c) acc[c] = Dot::madd(acc[c], a, b);
+          }
+          for (int c = 0; c < Chains; ++c)
+            Dot::store(acc[c], {zeros.data(), right_shift.data(), -128, 127, 0}, 0, sink.data(), Dot::lanes);
+        },
+        3);
+    best = std::max(best, 2.0 * Dot::lanes * Dot::depth * Chains * iterations / t.min / 1e9);
+  };
+  try_chains.operator()<8>();
+  try_chains.operator()<12>();
+  try_chains.operator()<16>();
+  try_chains.operator()<24>();
+  return best;
+}
+
+/// Seconds (median) of NeonBackend's int8 kernel for one Op layer in QAsymmU8 on one thread, run
+/// directly: random activations, weights and bias (quantised per output channel), an output scale
+/// that keeps most outputs unsaturated.
+template <class Op>
+double int8_kernel_seconds(const typename Op::Params& params, const kiln::TensorShape& x_shape,
+                           const kiln::TensorShape& w_shape, const kiln::TensorShape& y_shape, std::uint32_t channels,
+                           std::uint32_t reduction) {
+  using namespace kiln;
+  const auto x_real = random_floats(x_shape.num_elements(), 3), w_real = random_floats(w_shape.num_elements(), 4);
+  std::vector<std::uint8_t> x(x_real.size()), y(y_shape.num_elements());
+  std::vector<std::int8_t> w(w_real.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(128 + 127 * x_real[i]);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(127 * w_real[i]);
+  std::vector<std::int32_t> bias(channels);
+  for (std::uint32_t c = 0; c < channels; ++c) bias[c] = static_cast<std::int32_t>(c * 37 % 2001) - 1000;
+  const std::uint32_t channel_axis = quantized::channel_axis_v<Op>;
+  const std::vector<float> w_scales(channels, 0.004f);
+  const auto y_scale = static_cast<float>(0.02 * 0.004 * 64 * 64 * std::sqrt(double(reduction)) / 40);
+  const TensorInfo infos[] = {{x_shape, DataType::QAsymmU8, {{0.02f}, 128, {}}},
+                              {w_shape, DataType::QSymmS8, {w_scales, 0, channel_axis}},
+                              {{{channels}}, DataType::Signed32, {}},
+                              {y_shape, DataType::QAsymmU8, {{y_scale}, 128, {}}}};
+  const void* constants[] = {nullptr, w.data(), bias.data()};
+  const WorkloadInfo<Op> info{params, std::span(infos, 3), std::span(infos + 3, 1), constants};
+  neon::Context context;
+  context.configure({.threads = 1});
+  using Kernel = neon::Kernel<Op, DataType::QAsymmU8>;
+  if (auto supported = Kernel::is_supported(info); !supported) {
+    std::printf("error: int8 %s: %s\n", std::string(Op::name).c_str(), supported.message().c_str());
+    std::exit(1);
+  }
+  auto kernel = Kernel::create(info, context);
+  const ConstTensor in[] = {{infos[0], x.data()}};
+  const Tensor out[] = {{infos[3], y.data()}};
+  if constexpr (requires { kernel->scratch(context); }) {
+    std::vector<std::byte> scratch(kernel->scratch(context).bytes);
+    return measure([&] { kernel->run(in, out, context, scratch); }).median;
+  } else {
+    return measure([&] { kernel->run(in, out, context); }).median;
+  }
+}
+
+/// int8 GEMM rows (kiln's int8 FullyConnected kernel: rows of u8 activations times packed s8
+/// weights, requantized to u8) against the int8 peak and oneDNN's u8 x s8 -> s32 GEMM.
+void bench_int8_gemm(double peak) {
+  struct Shape {
+    std::uint32_t m, n, k;
+    const char* name;
+  };
+  for (Shape s : {Shape{512, 512, 512, "int8 gemm 512x512x512"},
+                  Shape{3136, 64, 576, "int8 gemm 64x3136x576"}}) {  // a 3x3 conv, 64 channels, 56x56
+    const double seconds =
+        int8_kernel_seconds<kiln::ops::FullyConnected>({}, {{s.m, s.k}}, {{s.n, s.k}}, {{s.m, s.n}}, s.n, s.k);
+    const double ops = 2.0 * s.m * s.n * s.k, kiln_gops = ops / seconds / 1e9;
+    add({s.name, "1 thread", kiln_gops, "int8_peak", peak, "GOP/s", true});
+#if KILN_BENCH_ONEDNN
+    const auto a_real = random_floats(std::size_t{s.m} * s.k, 3), b_real = random_floats(std::size_t{s.n} * s.k, 4);
+    std::vector<std::uint8_t> a(a_real.size());
+    std::vector<std::int8_t> b(b_real.size());
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(128 + 127 * a_real[i]);
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::int8_t>(127 * b_real[i]);
+    std::vector<std::int32_t> c(std::size_t{s.m} * s.n);
+    const std::int32_t c_offset = 0;
+    // C = A [m x k] x B [k x n], B being the [n, k] weights transposed ('T').
+    const Timing dnnl_t = measure([&] {
+      dnnl_gemm_u8s8s32('N', 'T', 'F', s.m, s.n, s.k, 1.0f, a.data(), s.k, 128, b.data(), s.k, 0, 0.0f, c.data(), s.n,
+                        &c_offset);
+    });
+    add({s.name, "1 thread", kiln_gops, "onednn u8s8s32", ops / dnnl_t.median / 1e9, "GOP/s", true});
+#endif
+  }
+}
+
+/// MobileNet-shaped layers in int8 (the kernel alone) against kiln's own Float32 layer of the
+/// same shape on NeonBackend (through the runtime; one layer, so that is the kernel too).
+void bench_int8_layers() {
+  using namespace kiln;
+  struct Conv {
+    const char* name;
+    std::uint32_t size, in, out, k, stride;
+    bool depthwise;
+  };
+  for (const Conv& c : {Conv{"int8 conv 3x3 56x56x64->64 s1", 56, 64, 64, 3, 1, false},
+                        Conv{"int8 conv 3x3 224x224x3->32 s2", 224, 3, 32, 3, 2, false},
+                        Conv{"int8 conv 1x1 28x28x128->256", 28, 128, 256, 1, 1, false},
+                        Conv{"int8 depthwise 3x3 112x112x32 s1", 112, 32, 32, 3, 1, true},
+                        Conv{"int8 depthwise 3x3 56x56x144 s2", 56, 144, 144, 3, 2, true}}) {
+    const std::uint32_t pad = c.k / 2, o = (c.size + 2 * pad - c.k) / c.stride + 1;
+    const TensorShape x{1, c.size, c.size, c.in}, y{1, o, o, c.out};
+    const ops::Padding2d padding{pad, pad, pad, pad};
+    const ops::Size2d stride{c.stride, c.stride};
+    const double int8_seconds =
+        c.depthwise ? int8_kernel_seconds<ops::DepthwiseConvolution2d>({.padding = padding, .stride = stride}, x,
+                                                                       {{1, c.k, c.k, c.in}}, y, c.in, c.k * c.k)
+                    : int8_kernel_seconds<ops::Convolution2d>({.padding = padding, .stride = stride}, x,
+                                                              {{c.out, c.k, c.k, c.in}}, y, c.out, c.k * c.k * c.in);
+    AlignedFloats input, output;
+    auto f32 =
+        load_network<NeonBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1, input, output);
+    add({c.name, "1 thread", int8_seconds * 1e3, "kiln Float32", measure(f32.infer).median * 1e3, "ms", false});
   }
 }
 
@@ -723,6 +776,7 @@ int main(int argc, char** argv) {
     std::printf("%-34s %-26s %12.4g  (%s)\n", "int8 peak GOP/s", "1 thread", int8_peak,
                 std::string(kiln::neon::Int8Dot::name).c_str());
     bench_int8_gemm(int8_peak);
+    bench_int8_layers();
   }
   if (wanted("conv")) bench_convolutions();
   if (wanted("layers")) bench_other_layers(bandwidth);

@@ -22,6 +22,31 @@ inline std::ptrdiff_t end_tap(std::ptrdiff_t start, std::ptrdiff_t dilation, std
   return std::min(taps, start >= size ? 0 : (size - 1 - start) / dilation + 1);
 }
 
+/// Output columns [begin, end) whose whole window row lies inside an input row of `width`.
+struct InteriorColumns {
+  std::ptrdiff_t begin, end;
+};
+inline InteriorColumns interior_columns(std::ptrdiff_t width, std::ptrdiff_t out_width, std::ptrdiff_t stride,
+                                        std::ptrdiff_t dilation, std::ptrdiff_t kernel_width, std::ptrdiff_t left) {
+  std::ptrdiff_t begin = (left + stride - 1) / stride, end = out_width;
+  while (end > begin && (end - 1) * stride - left + (kernel_width - 1) * dilation >= width) --end;
+  return {std::min(begin, end), end};
+}
+
+/// Calls f.template operator()<K, Stride>() with the window the kernels unroll: 3x3 or 5x5 with
+/// stride 1 or 2 and no dilation; K = 0 for any other window, read at run time.
+template <class F>
+void with_unrolled_window(const ops::Size2d& kernel, const ops::DepthwiseConvolution2d::Params& p, F&& f) {
+  const bool plain = p.dilation == ops::Size2d{1, 1};
+  const bool square_stride = p.stride.height == p.stride.width && (p.stride.width == 1 || p.stride.width == 2);
+  if (plain && square_stride && kernel == ops::Size2d{3, 3})
+    p.stride.width == 1 ? f.template operator()<3, 1>() : f.template operator()<3, 2>();
+  else if (plain && square_stride && kernel == ops::Size2d{5, 5})
+    p.stride.width == 1 ? f.template operator()<5, 1>() : f.template operator()<5, 2>();
+  else
+    f.template operator()<0, 0>();
+}
+
 /// Fails unless a depthwise layer's channel multiplier is 1, the case Neon's kernels cover.
 inline Status require_channel_multiplier_1(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
   if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
@@ -50,13 +75,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    const ops::Size2d k = kernel_, s = params_.stride, d = params_.dilation;
-    const bool plain = d == ops::Size2d{1, 1};
-    if (plain && k == ops::Size2d{3, 3} && s == ops::Size2d{1, 1}) return rows<3, 1>(in, out, context);
-    if (plain && k == ops::Size2d{3, 3} && s == ops::Size2d{2, 2}) return rows<3, 2>(in, out, context);
-    if (plain && k == ops::Size2d{5, 5} && s == ops::Size2d{1, 1}) return rows<5, 1>(in, out, context);
-    if (plain && k == ops::Size2d{5, 5} && s == ops::Size2d{2, 2}) return rows<5, 2>(in, out, context);
-    rows<0, 0>(in, out, context);
+    with_unrolled_window(kernel_, params_,
+                         [&]<std::uint32_t K, std::uint32_t Stride>() { rows<K, Stride>(in, out, context); });
   }
 
  private:
@@ -67,12 +87,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
-    const std::ptrdiff_t sw = params_.stride.width, dw = params_.dilation.width, kw = kernel_.width;
-    // Output columns whose whole window row is inside the input: [ox_begin, ox_end).
-    const std::ptrdiff_t left = params_.padding.left;
-    std::ptrdiff_t ox_begin = (left + sw - 1) / sw, ox_end = out_width;
-    while (ox_end > ox_begin && (ox_end - 1) * sw - left + (kw - 1) * dw >= width) --ox_end;
-    ox_begin = std::min(ox_begin, ox_end);
+    const auto [ox_begin, ox_end] = interior_columns(width, out_width, params_.stride.width, params_.dilation.width,
+                                                     kernel_.width, params_.padding.left);
     context.parallel_for(
         std::size_t{ys[0]} * ys[1],
         [&](std::size_t row) {
@@ -160,9 +176,12 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   std::vector<float> weights_, bias_;
 };
 
-/// int8 (decision 0014): a channel in each int32 lane; every tap inside the input adds
-/// (x - zero point) x w exactly (a tap outside would read the zero point and add 0), then
-/// Int8Dot's output stage. Channel multiplier 1; weights and bias constants, widened at load.
+/// int8 (decision 0014): a channel in each int32 lane, and the Float32 kernel's structure: along
+/// an output row one block of channels at a time, 3x3 and 5x5 taps unrolled with the widened
+/// weights in registers. Where the whole window is inside the input the zero point's share is
+/// folded into the bias (sum x w); a border pixel adds (x - zero point) x w for the taps inside
+/// (one outside would read the zero point and add 0). Sums are exact in int32; then Int8Dot's
+/// output stage. Channel multiplier 1; weights and bias constants, widened at load.
 template <DataType T>
 requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvolution2d, T> {
   static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
@@ -179,66 +198,111 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
   }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    const TensorShape& xs = in[0].info.shape;
-    const TensorShape& ys = out[0].info.shape;
-    const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
-    const std::ptrdiff_t sw = params_.stride.width, dh = params_.dilation.height, dw = params_.dilation.width;
-    const std::ptrdiff_t kh = kernel_.height, kw = kernel_.width;
-    const bool signed_input = T == DataType::QAsymmS8;
-    const auto zero_point = Int8Dot::splat(in[0].info.quantization.offset);
-    const auto* input = static_cast<const std::uint8_t*>(in[0].data);
-    auto* output = static_cast<std::uint8_t*>(out[0].data);
-    context.parallel_for(
-        std::size_t{ys[0]} * ys[1],
-        [&](std::size_t row) {
-          const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
-          const std::uint8_t* x = input + n * xs[1] * width * channels;
-          std::uint8_t* y = output + row * out_width * channels;
-          const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
-          const std::ptrdiff_t ky0 = first_tap(y0, dh), ky1 = end_tap(y0, dh, kh, xs[1]);
-          for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) {
-            const std::ptrdiff_t x0 = ox * sw - std::ptrdiff_t{params_.padding.left};
-            const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
-            for (std::ptrdiff_t c = 0; c < channels; c += lanes) {
-              const std::size_t count = std::min<std::size_t>(lanes, channels - c);
-              auto acc = Int8Dot::load(&bias_[c]);
-              for (std::ptrdiff_t ky = ky0; ky < ky1; ++ky)
-                for (std::ptrdiff_t kx = kx0; kx < kx1; ++kx) {
-                  const std::uint8_t* tap = x + ((y0 + ky * dh) * width + x0 + kx * dw) * channels + c;
-                  acc = Int8Dot::multiply_add(acc,
-                                              Int8Dot::subtract(Int8Dot::widen(tap, count, signed_input), zero_point),
-                                              Int8Dot::load(&weights_[(ky * kw + kx) * padded_channels_ + c]));
-                }
-              Int8Dot::store(acc, stages_.from(c), 0, y + ox * channels + c, count);
-            }
-          }
-        },
-        std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
+    with_unrolled_window(kernel_, params_, [&]<std::uint32_t K, std::uint32_t Stride>() {
+      const TensorShape& xs = in[0].info.shape;
+      const TensorShape& ys = out[0].info.shape;
+      const InteriorColumns interior = interior_columns(xs[2], ys[2], params_.stride.width, params_.dilation.width,
+                                                        kernel_.width, params_.padding.left);
+      const auto* input = static_cast<const std::uint8_t*>(in[0].data);
+      auto* output = static_cast<std::uint8_t*>(out[0].data);
+      context.parallel_for(
+          std::size_t{ys[0]} * ys[1],
+          [&](std::size_t row) {
+            const std::size_t n = row / ys[1], oy = row % ys[1];
+            const std::uint8_t* x = input + n * xs[1] * xs[2] * xs[3];
+            std::uint8_t* y = output + row * ys[2] * ys[3];
+            for (std::size_t c = 0; c < xs[3]; c += lanes)
+              channel_block<K, Stride>(x, y, xs, ys, c, std::min<std::size_t>(lanes, xs[3] - c), oy, interior);
+          },
+          std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
+    });
   }
 
  private:
+  // `count` channels from c on, across output row oy.
+  template <std::uint32_t K, std::uint32_t Stride>
+  void channel_block(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys,
+                     std::size_t c, std::size_t count, std::size_t oy, InteriorColumns interior) const {
+    const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
+    const std::ptrdiff_t kw = kernel_.width, sw = params_.stride.width, dh = params_.dilation.height,
+                         dw = params_.dilation.width;
+    const std::ptrdiff_t y0 = std::ptrdiff_t(oy) * params_.stride.height - params_.padding.top;
+    const std::ptrdiff_t ky0 = first_tap(y0, dh), ky1 = end_tap(y0, dh, kernel_.height, xs[1]);
+    const auto bias = Int8Dot::load(&bias_[c]), zero_point = Int8Dot::splat(zero_point_);
+    const Int8OutputStage stage = stages_.from(c);
+    auto weight = [&](std::ptrdiff_t tap) { return Int8Dot::load(&weights_[tap * padded_channels_ + c]); };
+    auto border_pixel = [&](std::ptrdiff_t ox) {
+      const std::ptrdiff_t x0 = ox * sw - std::ptrdiff_t{params_.padding.left};
+      const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
+      auto acc = bias;
+      for (std::ptrdiff_t ky = ky0; ky < ky1; ++ky)
+        for (std::ptrdiff_t kx = kx0; kx < kx1; ++kx) {
+          const std::uint8_t* tap = x + ((y0 + ky * dh) * width + x0 + kx * dw) * channels + c;
+          acc = Int8Dot::multiply_add(acc, Int8Dot::subtract(Int8Dot::widen(tap, count, signed_input), zero_point),
+                                      weight(ky * kw + kx));
+        }
+      Int8Dot::store(acc, stage, 0, y + ox * channels + c, count);
+    };
+    if constexpr (K == 0) {
+      for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
+    } else {
+      if (ky0 != 0 || ky1 != std::ptrdiff_t{K}) {
+        for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
+        return;
+      }
+      typename Int8Dot::Acc w[K * K];
+#pragma GCC unroll 25
+      for (std::size_t t = 0; t < K * K; ++t) w[t] = weight(t);
+      const auto folded_bias = Int8Dot::load(&folded_bias_[c]);
+      for (std::ptrdiff_t ox = 0; ox < interior.begin; ++ox) border_pixel(ox);
+      for (std::ptrdiff_t ox = interior.begin; ox < interior.end; ++ox) {
+        const std::uint8_t* window =
+            x + (y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
+        auto acc = folded_bias;
+#pragma GCC unroll 5
+        for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
+#pragma GCC unroll 5
+          for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{K}; ++kx)
+            acc = Int8Dot::multiply_add(acc, Int8Dot::widen(window + (ky * width + kx) * channels, count, signed_input),
+                                        w[ky * K + kx]);
+        Int8Dot::store(acc, stage, 0, y + ox * channels + c, count);
+      }
+      for (std::ptrdiff_t ox = interior.end; ox < out_width; ++ox) border_pixel(ox);
+    }
+  }
+
   Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, const quantized::OutputStage& stage)
       : params_(info.params),
         kernel_{info.inputs[1].shape[1], info.inputs[1].shape[2]},
+        zero_point_(info.inputs[0].quantization.offset),
         padded_channels_((info.inputs[1].shape[3] + lanes - 1) / lanes * lanes),
         weights_(std::size_t{kernel_.height} * kernel_.width * padded_channels_, 0),
         bias_(padded_channels_, 0),
+        folded_bias_(padded_channels_, 0),
         stages_(stage, padded_channels_) {
     const std::size_t channels = info.inputs[1].shape[3], taps = std::size_t{kernel_.height} * kernel_.width;
     const auto* w = static_cast<const std::int8_t*>(info.constants[1]);
-    for (std::size_t t = 0; t < taps; ++t)
-      for (std::size_t c = 0; c < channels; ++c) weights_[t * padded_channels_ + c] = w[t * channels + c];
     const auto* bias = info.inputs.size() > 2 ? static_cast<const std::int32_t*>(info.constants[2]) : nullptr;
     for (std::size_t c = 0; c < channels; ++c) {
-      if (bias != nullptr) bias_[c] = bias[c];
+      std::int64_t sum = 0;
+      for (std::size_t t = 0; t < taps; ++t) {
+        weights_[t * padded_channels_ + c] = w[t * channels + c];
+        sum += w[t * channels + c];
+      }
+      bias_[c] = bias != nullptr ? bias[c] : 0;
+      // Within decision 0014's bounds, as the sums it starts are.
+      folded_bias_[c] = static_cast<std::int32_t>(bias_[c] - zero_point_ * sum);
       stages_.set(c, stage.multiplier(c));
     }
   }
 
+  static constexpr bool signed_input = T == DataType::QAsymmS8;
   ops::DepthwiseConvolution2d::Params params_;
   ops::Size2d kernel_;
+  std::int32_t zero_point_;
   std::size_t padded_channels_;
-  std::vector<std::int32_t> weights_, bias_;  // weights [taps][padded channels], widened
+  std::vector<std::int32_t> weights_;  // [taps][padded channels], widened
+  std::vector<std::int32_t> bias_, folded_bias_;
   Int8OutputStages stages_;
 };
 
