@@ -257,20 +257,26 @@ namespace {
 /// A QDQ network as ONNX Runtime's quantiser writes one: x -> Quantize -> Dequantize -> conv 1x1 with
 /// Dequantize'd int8 weights and int32 bias -> Quantize -> Dequantize -> y. The values of the int8
 /// convolution test: real outputs x + 1 and -x - 1, on a grid of 0.25. `chained` adds a second
-/// such convolution, an identity, between the first and y.
-Network qdq_convolution(bool chained = false) {
+/// such convolution, an identity, between the first and y; `reshaped` takes x as [4] and reshapes
+/// and transposes its dequantized values into the convolution's [1, 2, 2, 1], as the ONNX importer
+/// does to an NCHW input.
+Network qdq_convolution(bool chained = false, bool reshaped = false) {
   Network net;
   const QuantizationInfo x_q{{0.5f}, 10, {}}, y_q{{0.25f}, 100, {}};
-  auto x = net.add<ops::Quantize>({}, {net.add_input(0, {{1, 2, 2, 1}}, "x")}, "quantize_x");
+  auto x = net.add<ops::Quantize>({}, {net.add_input(0, {{reshaped ? TensorShape{4} : TensorShape{1, 2, 2, 1}}}, "x")},
+                                  "quantize_x");
   (void)net.set_output_type(x, DataType::QAsymmU8, x_q);
+  auto x_real = net.add<ops::Dequantize>({}, {x}, "dequantize_x");
+  if (reshaped)
+    x_real = net.add<ops::Transpose>({{0, 2, 1, 3}}, {net.add<ops::Reshape>({{1, 2, 2, 1}}, {x_real}, "to_nhwc")},
+                                     "transpose");
   auto w = net.add_constant<std::int8_t>({{2, 1, 1, 1}, DataType::QSymmS8, {{0.25f, 0.5f}, 0, 0u}},
                                          std::vector<std::int8_t>{4, -2}, "w");
   auto b = net.add_constant<std::int32_t>({{2}, DataType::Signed32, {{0.125f, 0.25f}, 0, 0u}},
                                           std::vector<std::int32_t>{8, -4}, "b");
   auto conv = net.add<ops::Convolution2d>(
       {},
-      {net.add<ops::Dequantize>({}, {x}, "dequantize_x"), net.add<ops::Dequantize>({}, {w}, "dequantize_w"),
-       net.add<ops::Dequantize>({}, {b}, "dequantize_b")},
+      {x_real, net.add<ops::Dequantize>({}, {w}, "dequantize_w"), net.add<ops::Dequantize>({}, {b}, "dequantize_b")},
       "conv");
   auto y = net.add<ops::Quantize>({}, {conv}, "quantize_y");
   (void)net.set_output_type(y, DataType::QAsymmU8, y_q);
@@ -328,6 +334,23 @@ TEST_CASE("Dequantize -> convolution -> Quantize becomes an int8 convolution", "
   INFO(chain_text);
   CHECK_THAT(chain_text, Catch::Contains("copy (Convolution2d) QAsymmU8") && !Catch::Contains("quantize_y2"));
   CHECK(run_qdq_convolution(*chain) == expected);
+
+  // Reshaped and transposed after the Dequantize: the Dequantize moves past both, which then move
+  // the 8-bit values, and the convolution fuses. The transpose swaps pixels 1 and 2.
+  const std::vector<float> transposed{2, -2, 1, -1, 0, 0, 11, -11};
+  auto moved = optimize<RefBackend>(qdq_convolution(false, true));
+  REQUIRE(moved);
+  const std::string moved_text = moved->to_string();
+  INFO(moved_text);
+  CHECK_THAT(moved_text, Catch::Contains("to_nhwc (Reshape) QAsymmU8") &&
+                             Catch::Contains("transpose (Transpose) QAsymmU8") &&
+                             Catch::Contains("conv (Convolution2d) QAsymmU8") && !Catch::Contains("dequantize_x"));
+  CHECK(run_qdq_convolution(*moved) == transposed);
+  auto kept = optimize<RefBackend>(qdq_convolution(false, true), {.fuse_quantized_layers = false});
+  REQUIRE(kept);
+  CHECK_THAT(kept->to_string(),
+             Catch::Contains("to_nhwc (Reshape) Float32") && Catch::Contains("dequantize_x (Dequantize)"));
+  CHECK(run_qdq_convolution(*kept) == transposed);
 }
 
 namespace {

@@ -25,8 +25,12 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
     });
   };
   // After fuse_activations, so that a ReLU between a layer and its Quantize is a clamp of the layer.
-  if (options.fuse_quantized_layers && passes::fuse_quantized_layers(network, runs_somewhere) != 0)
-    if (auto status = network.infer_shapes(); !status) return status;
+  if (options.fuse_quantized_layers) {
+    if (passes::move_dequantize_past_data_movers(network) != 0)
+      if (auto status = network.infer_shapes(); !status) return status;
+    if (passes::fuse_quantized_layers(network, runs_somewhere) != 0)
+      if (auto status = network.infer_shapes(); !status) return status;
+  }
   if (passes::fold_dequantized_constants(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
 

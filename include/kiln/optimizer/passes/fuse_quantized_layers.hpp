@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The quantisation passes: Dequantize -> layer -> Quantize becomes one int8 layer, and a Dequantize
-// of a constant left over becomes a Float32 constant.
+// The quantisation passes: a Dequantize moves past the Reshapes and Transposes it feeds,
+// Dequantize -> layer -> Quantize becomes one int8 layer, and a Dequantize of a constant left over
+// becomes a Float32 constant.
 #pragma once
 
 #include <optional>
@@ -78,6 +79,41 @@ bool fuse_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_
 }
 
 }  // namespace detail
+
+/// Moves each Dequantize of a computed per-tensor quantised tensor past the Reshape or Transpose
+/// that is its only reader (repeatedly, past a chain of them), so that the data movers carry the
+/// 8-bit tensor and the Dequantize meets the layer after them: the ONNX importer's NCHW -> NHWC
+/// Reshape of a 1-channel input, say, stood between a QDQ model's first Dequantize and its
+/// convolution. Moving bytes commutes with a per-tensor dequantisation, so results are unchanged.
+/// Returns how many moves were made.
+inline std::size_t move_dequantize_past_data_movers(Network& network) {
+  std::size_t moved = 0;
+  const std::vector<LayerId> order(network.execution_order().begin(), network.execution_order().end());
+  // The one executed layer reading `slot`, when exactly one slot of one layer reads it.
+  auto only_reader = [&](OutputSlot slot) -> std::optional<LayerId> {
+    if (network.readers(slot) != 1) return std::nullopt;
+    for (LayerId id : order)
+      for (const auto& input : network.layer(id).inputs)
+        if (input == slot) return id;
+    return std::nullopt;
+  };
+  for (LayerId id : order) {
+    if (!network.layer(id).is<ops::Dequantize>()) continue;
+    const OutputSlot integers = *network.layer(id).inputs[0];
+    if (network.layer(integers.layer).is<ops::Constant>() ||
+        detail::current_info(network, integers).quantization.is_per_axis())
+      continue;
+    for (auto mover = only_reader({id, 0}); mover; mover = only_reader({id, 0})) {
+      const Layer& m = network.layer(*mover);
+      if (!(m.is<ops::Reshape>() || m.is<ops::Transpose>()) || !m.output_types.empty()) break;
+      network.redirect({*mover, 0}, {id, 0});                          // the mover's readers read the Dequantize
+      (void)network.connect(*network.layer(id).inputs[0], *mover, 0);  // the mover reads the integers
+      (void)network.connect({*mover, 0}, id, 0);                       // the Dequantize reads the mover
+      ++moved;
+    }
+  }
+  return moved;
+}
 
 /// Turns each Quantize whose input is the only output reader of a Float32 Convolution2d,
 /// DepthwiseConvolution2d or FullyConnected whose inputs come from Dequantize layers (activations,
