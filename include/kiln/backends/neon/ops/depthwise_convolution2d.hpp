@@ -47,6 +47,23 @@ void with_unrolled_window(const ops::Size2d& kernel, const ops::DepthwiseConvolu
     f.template operator()<0, 0>();
 }
 
+/// Walks one output row for one block of channels: border_pixel(ox) for the columns whose window
+/// crosses the input's edge, and for every column when K is 0 (any window) or the row's window
+/// misses kernel rows; for the others the function interior_pixels() returns, made once the row
+/// is known to have some (it loads the unrolled window's weights into registers).
+template <std::uint32_t K, class Border, class Interior>
+void walk_row(std::ptrdiff_t out_width, InteriorColumns interior, bool all_kernel_rows, Border&& border_pixel,
+              Interior&& interior_pixels) {
+  if (K == 0 || !all_kernel_rows) {
+    for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
+    return;
+  }
+  auto interior_pixel = interior_pixels();
+  for (std::ptrdiff_t ox = 0; ox < interior.begin; ++ox) border_pixel(ox);
+  for (std::ptrdiff_t ox = interior.begin; ox < interior.end; ++ox) interior_pixel(ox);
+  for (std::ptrdiff_t ox = interior.end; ox < out_width; ++ox) border_pixel(ox);
+}
+
 /// Fails unless a depthwise layer's channel multiplier is 1, the case Neon's kernels cover.
 inline Status require_channel_multiplier_1(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
   if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
@@ -87,8 +104,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
-    const auto [ox_begin, ox_end] = interior_columns(width, out_width, params_.stride.width, params_.dilation.width,
-                                                     kernel_.width, params_.padding.left);
+    const InteriorColumns interior = interior_columns(width, out_width, params_.stride.width, params_.dilation.width,
+                                                      kernel_.width, params_.padding.left);
     context.parallel_for(
         std::size_t{ys[0]} * ys[1],
         [&](std::size_t row) {
@@ -100,14 +117,14 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
                                ky1 = end_tap(y0, params_.dilation.height, kernel_.height, xs[1]);
           std::ptrdiff_t c = 0;
           for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes)
-            channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, lanes);
+            channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, interior, lanes);
           // The last channels as one whole vector ending at the last channel: it computes a few
           // channels again, to the same values, where a partial vector would copy every load.
           if (c < channels && channels >= std::ptrdiff_t{lanes})
-            channel_block<K, Stride, false>(x, y, xs, ys, channels - std::ptrdiff_t{lanes}, y0, ky0, ky1, ox_begin,
-                                            ox_end, lanes);
+            channel_block<K, Stride, false>(x, y, xs, ys, channels - std::ptrdiff_t{lanes}, y0, ky0, ky1, interior,
+                                            lanes);
           else if (c < channels)
-            channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, ox_begin, ox_end, channels - c);
+            channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, interior, channels - c);
           apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
         },
         std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
@@ -116,8 +133,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   // One vector of `count` channels starting at c, across a whole output row.
   template <std::uint32_t K, std::uint32_t Stride, bool Tail>
   void channel_block(const float* x, float* y, const TensorShape& xs, const TensorShape& ys, std::ptrdiff_t c,
-                     std::ptrdiff_t y0, std::ptrdiff_t ky0, std::ptrdiff_t ky1, std::ptrdiff_t ox_begin,
-                     std::ptrdiff_t ox_end, std::size_t count) const {
+                     std::ptrdiff_t y0, std::ptrdiff_t ky0, std::ptrdiff_t ky1, InteriorColumns interior,
+                     std::size_t count) const {
     auto load = [&](const float* p) {  // [&]: `count` goes unused when !Tail
       if constexpr (Tail)
         return load_tail(p, count);
@@ -145,18 +162,11 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
                            load(&weights_[(ky * kw + kx) * channels + c]), acc);
       store(y + ox * channels + c, xsimd::min(xsimd::max(acc, lo), hi));
     };
-    if constexpr (K == 0) {
-      for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
-    } else {
-      if (ky0 != 0 || ky1 != std::ptrdiff_t{K}) {
-        for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
-        return;
-      }
-      Vec w[K * K];
+    walk_row<K>(out_width, interior, ky0 == 0 && ky1 == std::ptrdiff_t{K}, border_pixel, [&] {
+      Vec w[std::max(K * K, 1u)];
 #pragma GCC unroll 25
       for (std::size_t t = 0; t < K * K; ++t) w[t] = load(&weights_[t * channels + c]);
-      for (std::ptrdiff_t ox = 0; ox < ox_begin; ++ox) border_pixel(ox);
-      for (std::ptrdiff_t ox = ox_begin; ox < ox_end; ++ox) {
+      return [&, w](std::ptrdiff_t ox) {
         const float* window =
             x + (y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
         Vec acc = bias;
@@ -166,9 +176,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
           for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{K}; ++kx)
             acc = xsimd::fma(load(window + (ky * width + kx) * channels), w[ky * K + kx], acc);
         store(y + ox * channels + c, xsimd::min(xsimd::max(acc, lo), hi));
-      }
-      for (std::ptrdiff_t ox = ox_end; ox < out_width; ++ox) border_pixel(ox);
-    }
+      };
+    });
   }
 
   ops::Size2d kernel_;
@@ -243,19 +252,11 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
         }
       Int8Dot::store(acc, stage, 0, y + ox * channels + c, count);
     };
-    if constexpr (K == 0) {
-      for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
-    } else {
-      if (ky0 != 0 || ky1 != std::ptrdiff_t{K}) {
-        for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
-        return;
-      }
-      typename Int8Dot::Acc w[K * K];
+    walk_row<K>(out_width, interior, ky0 == 0 && ky1 == std::ptrdiff_t{K}, border_pixel, [&] {
+      typename Int8Dot::Acc w[std::max(K * K, 1u)];
 #pragma GCC unroll 25
       for (std::size_t t = 0; t < K * K; ++t) w[t] = weight(t);
-      const auto folded_bias = Int8Dot::load(&folded_bias_[c]);
-      for (std::ptrdiff_t ox = 0; ox < interior.begin; ++ox) border_pixel(ox);
-      for (std::ptrdiff_t ox = interior.begin; ox < interior.end; ++ox) {
+      return [&, w, folded_bias = Int8Dot::load(&folded_bias_[c])](std::ptrdiff_t ox) {
         const std::uint8_t* window =
             x + (y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
         auto acc = folded_bias;
@@ -266,9 +267,8 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
             acc = Int8Dot::multiply_add(acc, Int8Dot::widen(window + (ky * width + kx) * channels, count, signed_input),
                                         w[ky * K + kx]);
         Int8Dot::store(acc, stage, 0, y + ox * channels + c, count);
-      }
-      for (std::ptrdiff_t ox = interior.end; ox < out_width; ++ox) border_pixel(ox);
-    }
+      };
+    });
   }
 
   Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, const quantized::OutputStage& stage)
