@@ -13,9 +13,11 @@ import re
 import subprocess
 import sys
 
-# kiln's ISA namespaces (also inside names objdump leaves mangled), xsimd's AVX architecture types, and
-# anonymous namespaces, whose functions have internal linkage and so are never shared.
-ISA_MARKERS = re.compile(r"isa_(avx|fma3|sse)|xsimd::(avx|fma3<)|\(anonymous namespace\)")
+# kiln's ISA namespaces (also inside names objdump leaves mangled), xsimd's AVX architecture types,
+# anonymous namespaces, and the compiler's clones of a function specialised for one caller
+# (`[clone .constprop.0]`, `.isra`, `.part`): the last two have internal linkage, so each object
+# calls its own copy and the linker never shares one.
+ISA_MARKERS = re.compile(r"isa_(avx|fma3|sse)|xsimd::(avx|fma3<)|\(anonymous namespace\)|\[clone \.")
 FUNCTION = re.compile(r"^[0-9a-f]+ <(.+)>:$")
 AVX_REGISTER = re.compile(r"%[yz]mm\d|%k[1-7]\b")
 
