@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -287,6 +288,17 @@ double int8_peak_gops() {
   return best;
 }
 
+/// n pseudo-random bytes spread over an 8-bit type's range: activations (T = std::uint8_t, around
+/// 128) or weights (std::int8_t, around 0), the same for kiln and its anchors.
+template <class T>
+std::vector<T> random_bytes(std::size_t n, unsigned seed) {
+  const auto real = random_floats(n, seed);
+  std::vector<T> bytes(n);
+  const float centre = std::is_signed_v<T> ? 0.0f : 128.0f;
+  for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<T>(centre + 127 * real[i]);
+  return bytes;
+}
+
 /// Seconds (median) of NeonBackend's int8 kernel for one Op layer in QAsymmU8 on one thread, run
 /// directly: random activations, weights and bias (quantised per output channel), an output scale
 /// that keeps most outputs unsaturated.
@@ -295,11 +307,9 @@ double int8_kernel_seconds(const typename Op::Params& params, const kiln::Tensor
                            const kiln::TensorShape& w_shape, const kiln::TensorShape& y_shape, std::uint32_t channels,
                            std::uint32_t reduction) {
   using namespace kiln;
-  const auto x_real = random_floats(x_shape.num_elements(), 3), w_real = random_floats(w_shape.num_elements(), 4);
-  std::vector<std::uint8_t> x(x_real.size()), y(y_shape.num_elements());
-  std::vector<std::int8_t> w(w_real.size());
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(128 + 127 * x_real[i]);
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(127 * w_real[i]);
+  const auto x = random_bytes<std::uint8_t>(x_shape.num_elements(), 3);
+  const auto w = random_bytes<std::int8_t>(w_shape.num_elements(), 4);
+  std::vector<std::uint8_t> y(y_shape.num_elements());
   std::vector<std::int32_t> bias(channels);
   for (std::uint32_t c = 0; c < channels; ++c) bias[c] = static_cast<std::int32_t>(c * 37 % 2001) - 1000;
   const std::uint32_t channel_axis = quantized::channel_axis_v<Op>;
@@ -343,11 +353,8 @@ void bench_int8_gemm(double peak) {
     const double ops = 2.0 * s.m * s.n * s.k, kiln_gops = ops / seconds / 1e9;
     add({s.name, "1 thread", kiln_gops, "int8_peak", peak, "GOP/s", true});
 #if KILN_BENCH_ONEDNN
-    const auto a_real = random_floats(std::size_t{s.m} * s.k, 3), b_real = random_floats(std::size_t{s.n} * s.k, 4);
-    std::vector<std::uint8_t> a(a_real.size());
-    std::vector<std::int8_t> b(b_real.size());
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(128 + 127 * a_real[i]);
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::int8_t>(127 * b_real[i]);
+    const auto a = random_bytes<std::uint8_t>(std::size_t{s.m} * s.k, 3);
+    const auto b = random_bytes<std::int8_t>(std::size_t{s.n} * s.k, 4);
     std::vector<std::int32_t> c(std::size_t{s.m} * s.n);
     const std::int32_t c_offset = 0;
     // C = A [m x k] x B [k x n], B being the [n, k] weights transposed ('T').
