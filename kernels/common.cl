@@ -34,6 +34,14 @@ inline float kiln_activate(float x, int function, float a, float b) {
   }
 }
 
+// round(acc x multiplier x 2^-right) + zero_point, saturated to [lo, hi], with acc first saturated
+// to int: the exact 64-bit product shifted right once, ties up (quantized::saturate_to_int32, then
+// Requantization::apply and requantize). right is in [1, 62].
+inline int kiln_requantize(long acc, int multiplier, int right, int zero_point, int lo, int hi) {
+  const long product = clamp(acc, (long)INT_MIN, (long)INT_MAX) * multiplier + ((long)1 << (right - 1));
+  return (int)clamp((product >> right) + zero_point, (long)lo, (long)hi);
+}
+
 // Element offset, through `strides`, of element `index` of a row-major tensor of dimensions
 // `dims`. Both hold six entries, outermost first; lower ranks are padded at the front with
 // dimension 1. A stride of 0 broadcasts a dimension; negative strides walk backwards.

@@ -23,11 +23,9 @@ __kernel void dequantize(__global const QUANTIZED* x, __global float* y, float s
   y[i] = convert_float((int)x[i] - zero_point) * scale;
 }
 
-// y = saturate(out_zero + round((x - in_zero) x multiplier x 2^-right)): the exact 64-bit
-// product shifted right once, ties up (Requantization::apply).
+// y = saturate(out_zero + round((x - in_zero) x multiplier x 2^-right)) (kiln_requantize).
 __kernel void requantize(__global const QUANTIZED* x, __global QUANTIZED_OUT* y, int in_zero, int multiplier,
                          int right, int out_zero, int lo, int hi) {
   const uint i = get_global_id(0);
-  const long product = (long)((int)x[i] - in_zero) * multiplier + ((long)1 << (right - 1));
-  y[i] = (QUANTIZED_OUT)clamp((product >> right) + out_zero, (long)lo, (long)hi);
+  y[i] = (QUANTIZED_OUT)kiln_requantize((int)x[i] - in_zero, multiplier, right, out_zero, lo, hi);
 }

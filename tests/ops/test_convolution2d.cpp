@@ -143,8 +143,8 @@ TestTensor int8_conv_bias(std::vector<std::int32_t> values, std::vector<float> s
 }
 }  // namespace
 
-TEST_CASE("Convolution2d in int8: per-channel weights, bias, fused ReLU (hand-computed)",
-          "[ops][convolution2d][int8]") {
+TEMPLATE_LIST_TEST_CASE("Convolution2d in int8: per-channel weights, bias, fused ReLU (hand-computed)",
+                        "[ops][convolution2d][int8]", tested_backends) {
   // x = 0.5 (q - 10): 1, -1, 0, 10; w = [1, -1] as q 4 at 0.25 and -2 at 0.5; bias [1, -1].
   // Real outputs x + 1 and -x - 1, quantised at 0.25 with zero point 100.
   const auto x = TestTensor::q8({1, 2, 2, 1}, DataType::QAsymmU8, conv_quantization({0.5f}, 10), {12, 8, 10, 30});
@@ -152,23 +152,25 @@ TEST_CASE("Convolution2d in int8: per-channel weights, bias, fused ReLU (hand-co
       TestTensor::q8({2, 1, 1, 1}, DataType::QSymmS8, conv_quantization({0.25f, 0.5f}, 0, 0u), {4, -2}).as_constant();
   const auto bias = int8_conv_bias({8, -4}, {0.125f, 0.25f});
   const auto y_q = conv_quantization({0.25f}, 100);
-  check_op<ops::Convolution2d>(
+  check_op<ops::Convolution2d, TestType>(
       {}, {x, w, bias}, {TestTensor::q8({1, 2, 2, 2}, DataType::QAsymmU8, y_q, {108, 92, 100, 100, 104, 96, 144, 56})});
   // ReLU clamps at the zero point (real 0).
-  check_op<ops::Convolution2d>(
+  check_op<ops::Convolution2d, TestType>(
       {.activation = ops::Activation::Params{}}, {x, w, bias},
       {TestTensor::q8({1, 2, 2, 2}, DataType::QAsymmU8, y_q, {108, 100, 100, 100, 104, 100, 144, 100})});
 }
 
-TEST_CASE("Convolution2d in int8 pads with the input's zero point", "[ops][convolution2d][int8]") {
+TEMPLATE_LIST_TEST_CASE("Convolution2d in int8 pads with the input's zero point", "[ops][convolution2d][int8]",
+                        tested_backends) {
   // One pixel, q - zero point = 4, under a 3x3 kernel of ones with padding 1: only the centre tap
   // sees data; padding with 0 instead of the zero point would add 8 x (0 - 10).
   const auto x = TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmU8, conv_quantization({1.0f}, 10), {14});
   const auto w =
       TestTensor::q8({1, 3, 3, 1}, DataType::QSymmS8, conv_quantization({1.0f}, 0), std::vector<std::int32_t>(9, 1))
           .as_constant();
-  check_op<ops::Convolution2d>({.padding = {1, 1, 1, 1}}, {x, w},
-                               {TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmU8, conv_quantization({1.0f}, 0), {4})});
+  check_op<ops::Convolution2d, TestType>(
+      {.padding = {1, 1, 1, 1}}, {x, w},
+      {TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmU8, conv_quantization({1.0f}, 0), {4})});
 }
 
 TEST_CASE("Convolution2d in int8 refuses what decision 0014 does not define, with reasons",
@@ -189,8 +191,6 @@ TEST_CASE("Convolution2d in int8 refuses what decision 0014 does not define, wit
   CHECK_THAT(wrong_bias.status().message(), Catch::Contains("at input scale x weight scale"));
 }
 
-// ClBackend's int8 layers are still to come (issue 16); its test build leaves this case out.
-#if !KILN_TEST_CL
 TEMPLATE_LIST_TEST_CASE("Convolution2d in int8 is bit-exact with RefBackend", "[ops][convolution2d][int8]",
                         accelerated_backends) {
   struct Case {
@@ -261,4 +261,3 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d in int8 is bit-exact with RefBackend", "[
     check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w}, 0, 0, y_type);
   }
 }
-#endif

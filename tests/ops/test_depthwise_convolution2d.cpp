@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // DepthwiseConvolution2d: a hand-computed case, PyTorch fixtures (multiplier, stride, dilation), errors.
+#include <limits>
+
 #include "support/fixtures.hpp"
 
 using namespace kiln;
@@ -79,8 +81,8 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches RefBackend on odd shapes
   }
 }
 
-TEST_CASE("DepthwiseConvolution2d in int8: per-channel scales, ties up, ReLU6 clamp (hand-computed)",
-          "[ops][depthwise_convolution2d][int8]") {
+TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d in int8: per-channel scales, ties up, ReLU6 clamp (hand-computed)",
+                        "[ops][depthwise_convolution2d][int8]", tested_backends) {
   // q - 128 = (2, -28) and (0, 127); w q = (3, -4) at scales (1, 0.5); bias q (1, 0); output scale 1:
   // M = (0.5, 0.25). Channel 0: 7 x 0.5 = 3.5 -> 4, 1 x 0.5 -> 1 (ties up). Channel 1: 112 x 0.25 = 28,
   // clamped by ReLU6 to 6; -508 x 0.25 = -127, clamped to 0.
@@ -88,13 +90,11 @@ TEST_CASE("DepthwiseConvolution2d in int8: per-channel scales, ties up, ReLU6 cl
   const auto w = TestTensor::q8({1, 1, 1, 2}, DataType::QSymmS8, {{1.0f, 0.5f}, 0, 3u}, {3, -4}).as_constant();
   auto bias = TestTensor::i32({2}, {1, 0}).as_constant();
   bias.info.quantization = {{0.5f, 0.25f}, 0, 0u};
-  check_op<ops::DepthwiseConvolution2d>(
+  check_op<ops::DepthwiseConvolution2d, TestType>(
       {.activation = ops::Activation::relu6()}, {x, w, bias},
       {TestTensor::q8({1, 1, 2, 2}, DataType::QAsymmU8, {{1.0f}, 0, {}}, {4, 6, 1, 0})});
 }
 
-// ClBackend's int8 layers are still to come (issue 16); its test build leaves this case out.
-#if !KILN_TEST_CL
 TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d in int8 is bit-exact with RefBackend",
                         "[ops][depthwise_convolution2d][int8]", accelerated_backends) {
   struct Case {
@@ -148,6 +148,33 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d in int8 is bit-exact with RefBac
     const std::vector<ops::OutputType> y_type{{c.type, {{y_scale}, c.y_zero, {}}}};
     check_against_ref<ops::DepthwiseConvolution2d, TestType>(c.params, {x, w, b}, 0, 0, y_type);
     check_against_ref<ops::DepthwiseConvolution2d, TestType>(c.params, {x, w}, 0, 0, y_type);
+  }
+}
+
+// NeonBackend's int8 depthwise takes channel multiplier 1 and constant weights only (it widens them
+// at load); ClBackend reads any multiplier, and weights and a bias of any value fed at run time.
+#if KILN_TEST_CL
+TEST_CASE(
+    "DepthwiseConvolution2d in int8 with channel multiplier 2, weights fed at run time, is bit-exact with "
+    "RefBackend on ClBackend",
+    "[ops][depthwise_convolution2d][int8]") {
+  for (const DataType type : {DataType::QAsymmU8, DataType::QAsymmS8}) {
+    INFO(to_string(type));
+    const std::int32_t x_zero = type == DataType::QAsymmU8 ? 131 : -7;
+    const auto x = random_q8({2, 6, 7, 5}, type, {{0.03f}, x_zero, {}}, 7);
+    std::vector<float> scales;
+    for (std::uint32_t j = 0; j < 10; ++j) scales.push_back(0.003f * static_cast<float>(1 + j % 4));
+    const auto w = random_q8({1, 3, 3, 10}, DataType::QSymmS8, {scales, 0, 3u}, 8);
+    std::vector<std::int32_t> bias(10);
+    for (std::uint32_t j = 0; j < 10; ++j) bias[j] = static_cast<std::int32_t>(j * 7919 % 4001) - 2000;
+    // A bias fed at run time is not checked at load: these saturate the accumulator.
+    bias[3] = std::numeric_limits<std::int32_t>::max();
+    bias[4] = std::numeric_limits<std::int32_t>::min();
+    const std::vector<ops::OutputType> y_type{{type, {{0.05f}, type == DataType::QAsymmU8 ? 100 : 3, {}}}};
+    const ops::DepthwiseConvolution2d::Params p{
+        .padding = {1, 0, 2, 1}, .stride = {2, 1}, .activation = ops::Activation::relu6()};
+    check_against_ref<ops::DepthwiseConvolution2d, ClBackend>(p, {x, w, TestTensor::i32({10}, bias)}, 0, 0, y_type);
+    check_against_ref<ops::DepthwiseConvolution2d, ClBackend>(p, {x, w.as_constant()}, 0, 0, y_type);
   }
 }
 #endif

@@ -45,18 +45,17 @@ TEMPLATE_LIST_TEST_CASE("FullyConnected matches RefBackend on every tile edge", 
       }
 }
 
-TEST_CASE("FullyConnected in int8: ties rounded up, saturation (hand-computed)", "[ops][fully_connected][int8]") {
+TEMPLATE_LIST_TEST_CASE("FullyConnected in int8: ties rounded up, saturation (hand-computed)",
+                        "[ops][fully_connected][int8]", tested_backends) {
   // q - (-1) = (1, 2, 127); M = 1 x 0.5 / 1 = 0.5. Sums 1, 2, 127 x 130 = 16510, -3 become
   // 0.5 -> 1, 1, 8255 -> 127 (saturated), -1.5 -> -1 (ties go up, towards +infinity).
   const auto x = TestTensor::q8({1, 3}, DataType::QAsymmS8, {{1.0f}, -1, {}}, {0, 1, 126});
   const auto w = TestTensor::q8({4, 3}, DataType::QSymmS8, {{0.5f}, 0, {}}, {1, 0, 0, 0, 1, 0, 127, 127, 127, -3, 0, 0})
                      .as_constant();
-  check_op<ops::FullyConnected>({}, {x, w},
-                                {TestTensor::q8({1, 4}, DataType::QAsymmS8, {{1.0f}, 0, {}}, {1, 1, 127, -1})});
+  check_op<ops::FullyConnected, TestType>(
+      {}, {x, w}, {TestTensor::q8({1, 4}, DataType::QAsymmS8, {{1.0f}, 0, {}}, {1, 1, 127, -1})});
 }
 
-// ClBackend's int8 layers are still to come (issue 16); its test build leaves these cases out.
-#if !KILN_TEST_CL
 TEMPLATE_LIST_TEST_CASE("FullyConnected in int8 is bit-exact with RefBackend on every tile edge",
                         "[ops][fully_connected][int8]", accelerated_backends) {
   std::uint32_t seed = 0;
@@ -119,4 +118,3 @@ TEMPLATE_LIST_TEST_CASE("FullyConnected in int8 at the saturation edges is bit-e
     check_against_ref<ops::FullyConnected, TestType>({}, {x, tiny_w}, 0, 0, {{type, {{1024.0f}, 3, {}}}});
   }
 }
-#endif

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // ClBackend Convolution2d, grouped, with fused activation: with constant weights a tiled kernel, or
 // for pointwise (1x1, stride 1, unpadded) layers a GEMM over the pixels (kernels/matmul.cl); a direct
-// kernel otherwise (kernels/convolution.cl).
+// kernel otherwise (kernels/convolution.cl). In int8, one output per work-item
+// (kernels/int8_layers.cl).
 #pragma once
 
 #include "kiln/backends/cl/gemm.hpp"
+#include "kiln/backends/cl/int8_kernel.hpp"
 
 namespace kiln {
 
@@ -70,6 +72,23 @@ struct Workload<ops::Convolution2d, ClBackend, DataType::Float32> : opencl::Floa
 
  private:
   Method method_ = Method::Direct;
+};
+
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Workload<ops::Convolution2d, ClBackend, T>
+    : opencl::Int8Kernel<ops::Convolution2d, Workload<ops::Convolution2d, ClBackend, T>> {
+  static constexpr std::string_view kernel_name = "int8_convolution2d";
+  using opencl::Int8Kernel<ops::Convolution2d, Workload>::Int8Kernel;
+
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+    const TensorShape& xs = in[0].info.shape;
+    const TensorShape& ws = in[1].info.shape;
+    const TensorShape& ys = out[0].info.shape;
+    const ops::Convolution2d::Params& p = this->params_;
+    return this->launch(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), in, out, xs[1], xs[2], xs[3],
+                        ys[1], ws[1], ws[2], ws[3], ws[0] / p.groups, p.stride.height, p.stride.width,
+                        p.dilation.height, p.dilation.width, p.padding.top, p.padding.left);
+  }
 };
 
 }  // namespace kiln

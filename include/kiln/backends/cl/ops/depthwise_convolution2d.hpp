@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // ClBackend DepthwiseConvolution2d with fused activation: a tiled kernel for channel multiplier 1, a
-// direct one for any other (kernels/convolution.cl).
+// direct one for any other (kernels/convolution.cl). In int8, one output per work-item, any channel
+// multiplier (kernels/int8_layers.cl).
 #pragma once
 
 #include "kiln/backends/cl/cl_kernel.hpp"
+#include "kiln/backends/cl/int8_kernel.hpp"
 
 namespace kiln {
 
@@ -39,6 +41,23 @@ struct Workload<ops::DepthwiseConvolution2d, ClBackend, DataType::Float32>
 
  private:
   bool tiled_ = false;  // channel multiplier 1: 4 columns x 8 channels per work-item
+};
+
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Workload<ops::DepthwiseConvolution2d, ClBackend, T>
+    : opencl::Int8Kernel<ops::DepthwiseConvolution2d, Workload<ops::DepthwiseConvolution2d, ClBackend, T>> {
+  static constexpr std::string_view kernel_name = "int8_depthwise_convolution2d";
+  using opencl::Int8Kernel<ops::DepthwiseConvolution2d, Workload>::Int8Kernel;
+
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+    const TensorShape& xs = in[0].info.shape;
+    const TensorShape& ws = in[1].info.shape;
+    const TensorShape& ys = out[0].info.shape;
+    const ops::DepthwiseConvolution2d::Params& p = this->params_;
+    return this->launch(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), in, out, xs[1], xs[2], xs[3],
+                        ys[1], ws[1], ws[2], ys[3] / xs[3], p.stride.height, p.stride.width, p.dilation.height,
+                        p.dilation.width, p.padding.top, p.padding.left);
+  }
 };
 
 }  // namespace kiln

@@ -1,12 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // ClBackend FullyConnected with fused activation: constant weights go through the tiled gemm
 // kernel, transposed at load; weights fed at run time through a plain dot-product kernel
-// (kernels/matmul.cl).
+// (kernels/matmul.cl). In int8, one output per work-item (kernels/int8_layers.cl).
 #pragma once
 
 #include "kiln/backends/cl/gemm.hpp"
+#include "kiln/backends/cl/int8_kernel.hpp"
 
 namespace kiln {
+
+namespace opencl {
+
+/// A FullyConnected layer's rows (every dimension of the input but the last), output columns and
+/// reduction length.
+struct MatrixSizes {
+  cl_uint rows, columns, k;
+};
+inline MatrixSizes matrix_sizes(std::span<const ConstTensor> in, std::span<const Tensor> out) {
+  const cl_uint columns = out[0].info.shape.dim_from_end(0);
+  return {columns == 0 ? 0 : static_cast<cl_uint>(out[0].info.num_elements() / columns), columns,
+          in[0].info.shape.dim_from_end(0)};
+}
+
+}  // namespace opencl
 
 template <>
 struct Workload<ops::FullyConnected, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::FullyConnected> {
@@ -24,9 +40,7 @@ struct Workload<ops::FullyConnected, ClBackend, DataType::Float32> : opencl::Flo
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
-    const cl_uint k = in[0].info.shape.dim_from_end(0);
-    const cl_uint columns = out[0].info.shape.dim_from_end(0);
-    const cl_uint rows = columns == 0 ? 0 : static_cast<cl_uint>(out[0].info.num_elements() / columns);
+    const auto [rows, columns, k] = opencl::matrix_sizes(in, out);
     const bool has_bias = in.size() > 2;
     const opencl::ActivationArgs act(params_.activation);
     if (packed_)
@@ -39,6 +53,18 @@ struct Workload<ops::FullyConnected, ClBackend, DataType::Float32> : opencl::Flo
 
  private:
   bool packed_ = false;  // weights transposed to [K, N] for the gemm kernel
+};
+
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Workload<ops::FullyConnected, ClBackend, T>
+    : opencl::Int8Kernel<ops::FullyConnected, Workload<ops::FullyConnected, ClBackend, T>> {
+  static constexpr std::string_view kernel_name = "int8_fully_connected";
+  using opencl::Int8Kernel<ops::FullyConnected, Workload>::Int8Kernel;
+
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+    const auto [rows, columns, k] = opencl::matrix_sizes(in, out);
+    return this->launch(context, cl::NDRange(columns, rows), in, out, k);
+  }
 };
 
 }  // namespace kiln

@@ -2,6 +2,9 @@
 // ClBackend Quantize, Dequantize and Requantize (kernels/quantization.cl), per tensor.
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "kiln/backends/cl/cl_kernel.hpp"
 #include "kiln/backends/ref/ops/quantize.hpp"
 
@@ -11,6 +14,14 @@ namespace opencl {
 
 /// The OpenCL type of an 8-bit quantised tensor's elements.
 inline std::string_view quantized_type(DataType type) { return type == DataType::QAsymmU8 ? "uchar" : "char"; }
+
+/// Output stages on the device as kernels read them: (multiplier, right shift) each, an int2
+/// (kiln_requantize in kernels/common.cl).
+inline Expected<cl::Buffer> upload_output_stages(Context& context, std::span<const Requantization> multipliers) {
+  std::vector<cl_int2> stages;
+  for (const Requantization& m : multipliers) stages.push_back({{m.multiplier, 31 - m.shift}});
+  return context.upload(stages.data(), stages.size() * sizeof(cl_int2));
+}
 
 /// Fails for tensors quantised per axis (the kernels take one scale) or too large for 32-bit indices.
 template <class Op>
