@@ -63,3 +63,73 @@ TEMPLATE_LIST_TEST_CASE("Pooling2d matches RefBackend with padding, strides and 
       check_against_ref<ops::Pooling2d, TestType>({.kind = kind, .global = true}, {x});
     }
 }
+
+TEMPLATE_LIST_TEST_CASE("Pooling2d in int8: max, averages with ties up, rescaling (hand-computed)",
+                        "[ops][pooling2d][int8]", tested_backends) {
+  // q - zero point: [1 2 | -1 -2] over [3 4 | -3 -4]; 2x2 windows, stride 2. Maxima 4 and -1; sums
+  // 10 and -10, averages 2.5 -> 3 and -2.5 -> -2 (ties go up, towards +infinity).
+  const QuantizationInfo q{{1.0f}, -3, {}};
+  const auto x = TestTensor::q8({1, 2, 4, 1}, DataType::QAsymmS8, q, {-2, -1, -4, -5, 0, 1, -6, -7});
+  ops::Pooling2d::Params p{.window = {2, 2}, .stride = {2, 2}};
+  check_op<ops::Pooling2d, TestType>(p, {x}, {TestTensor::q8({1, 1, 2, 1}, DataType::QAsymmS8, q, {1, -4})});
+  // Rescaled to scale 2, zero point 5: 4 -> 2, -1 -> -0.5 -> 0 (tie up), plus 5.
+  check_op<ops::Pooling2d, TestType>(p, {x},
+                                     {TestTensor::q8({1, 1, 2, 1}, DataType::QAsymmS8, {{2.0f}, 5, {}}, {7, 5})});
+  p.kind = ops::PoolingKind::Average;
+  check_op<ops::Pooling2d, TestType>(p, {x}, {TestTensor::q8({1, 1, 2, 1}, DataType::QAsymmS8, q, {0, -5})});
+  // The whole plane: a sum of 0 over 8 positions.
+  check_op<ops::Pooling2d, TestType>({.kind = ops::PoolingKind::Average, .global = true}, {x},
+                                     {TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmS8, q, {-3})});
+  // A 1x1 plane of q - 10 = 7 under 2x2 windows with padding 1: each window holds the one value;
+  // divided by 1 (positions inside) it stays 7, by the padded window's 4 it is 1.75 -> 2.
+  const QuantizationInfo u{{0.5f}, 10, {}};
+  const auto one = TestTensor::q8({1, 1, 1, 1}, DataType::QAsymmU8, u, {17});
+  ops::Pooling2d::Params padded{.kind = ops::PoolingKind::Average, .window = {2, 2}, .padding = {1, 1, 1, 1}};
+  check_op<ops::Pooling2d, TestType>(padded, {one},
+                                     {TestTensor::q8({1, 2, 2, 1}, DataType::QAsymmU8, u, {17, 17, 17, 17})});
+  padded.count_include_pad = true;
+  check_op<ops::Pooling2d, TestType>(padded, {one},
+                                     {TestTensor::q8({1, 2, 2, 1}, DataType::QAsymmU8, u, {12, 12, 12, 12})});
+}
+
+namespace {
+/// Random int8 pooling cases against RefBackend: odd planes, padding, ceil mode, channel tails
+/// around the byte vectors' widths (16, 32, 64), and output quantizations `y_of(x quantization)`.
+template <class Backend, class OutputQuantization>
+void check_int8_pooling_against_ref(ops::PoolingKind kind, OutputQuantization&& y_of) {
+  std::uint32_t seed = 500;
+  for (DataType type : {DataType::QAsymmU8, DataType::QAsymmS8})
+    for (std::uint32_t c : {1u, 15u, 16u, 33u, 64u, 77u}) {
+      INFO(to_string(type) << ", " << c << " channels");
+      const QuantizationInfo xq{{0.04f}, type == DataType::QAsymmU8 ? 121 : -9, {}};
+      const std::vector<ops::OutputType> y{{type, y_of(xq)}};
+      const auto x = random_q8({2, 9, 11, c}, type, xq, ++seed);
+      check_against_ref<ops::Pooling2d, Backend>(
+          {.kind = kind, .window = {3, 3}, .stride = {2, 2}, .padding = {1, 1, 1, 1}}, {x}, 0, 0, y);
+      check_against_ref<ops::Pooling2d, Backend>({.kind = kind,
+                                                  .window = {2, 3},
+                                                  .stride = {2, 1},
+                                                  .padding = {0, 1, 1, 0},
+                                                  .count_include_pad = true,
+                                                  .ceil_mode = true},
+                                                 {x}, 0, 0, y);
+      check_against_ref<ops::Pooling2d, Backend>({.kind = kind, .global = true}, {x}, 0, 0, y);
+    }
+}
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("Pooling2d in int8, max of one quantization in and out, is bit-exact with RefBackend",
+                        "[ops][pooling2d][int8]", accelerated_backends) {
+  check_int8_pooling_against_ref<TestType>(ops::PoolingKind::Max, [](const QuantizationInfo& q) { return q; });
+}
+
+// NeonBackend runs int8 max pooling of one quantization only (the rest runs on CpuRef).
+#if KILN_TEST_CL
+TEST_CASE("Pooling2d in int8, averages and rescaled maxima, is bit-exact with RefBackend on ClBackend",
+          "[ops][pooling2d][int8]") {
+  const auto rescaled = [](const QuantizationInfo& q) { return QuantizationInfo{{q.scales[0] * 0.7f}, 3, {}}; };
+  check_int8_pooling_against_ref<ClBackend>(ops::PoolingKind::Max, rescaled);
+  check_int8_pooling_against_ref<ClBackend>(ops::PoolingKind::Average, [](const QuantizationInfo& q) { return q; });
+  check_int8_pooling_against_ref<ClBackend>(ops::PoolingKind::Average, rescaled);
+}
+#endif

@@ -353,6 +353,36 @@ TEST_CASE("Dequantize -> convolution -> Quantize becomes an int8 convolution", "
   CHECK(run_qdq_convolution(*kept) == transposed);
 }
 
+TEST_CASE("Dequantize -> Pooling2d -> Quantize becomes an int8 pooling", "[optimizer][passes][int8]") {
+  // x [1, 2, 2, 1] quantised at 0.5, zero point 10: 1, -1, 0, 10 -> q 12, 8, 10, 30. Max 10 -> at
+  // scale 0.25 (zero point 100) 140; average 2.5 -> 10 -> 110.
+  for (const ops::PoolingKind kind : {ops::PoolingKind::Max, ops::PoolingKind::Average}) {
+    Network net;
+    auto x = net.add<ops::Quantize>({}, {net.add_input(0, {{1, 2, 2, 1}}, "x")}, "quantize_x");
+    (void)net.set_output_type(x, DataType::QAsymmU8, {{0.5f}, 10, {}});
+    auto pooled = net.add<ops::Pooling2d>({.kind = kind, .global = true},
+                                          {net.add<ops::Dequantize>({}, {x}, "dequantize_x")}, "pool");
+    auto y = net.add<ops::Quantize>({}, {pooled}, "quantize_y");
+    (void)net.set_output_type(y, DataType::QAsymmU8, {{0.25f}, 100, {}});
+    net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+    auto fused = optimize<RefBackend>(net);
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains("pool (Pooling2d) QAsymmU8 [1, 1, 1, 1] (scale 0.25, zero point 100) -> "
+                                     "CpuRef (QAsymmU8)") &&
+                         !Catch::Contains("quantize_y (Quantize)") && !Catch::Contains("dequantize_x"));
+    Runtime<RefBackend> runtime;
+    auto id = runtime.load(*fused);
+    REQUIRE(id);
+    std::vector<float> values{1, -1, 0, 10}, result(1);
+    const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), values.data()}}};
+    const std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), result.data()}}};
+    REQUIRE(runtime.enqueue(*id, inputs, outputs));
+    CHECK(result[0] == (kind == ops::PoolingKind::Max ? 10.0f : 2.5f));
+  }
+}
+
 namespace {
 /// x [1, 1, 3, 1] -> conv 1x1 (2x + 1) -> c * HardSigmoid(c) -> y; Sigmoid(u) * u -> v; and, when
 /// `gate_also_output`, the HardSigmoid as a third output (then it must stay).

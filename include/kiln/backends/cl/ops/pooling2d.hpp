@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend Pooling2d: max and average, padding, ceil mode, global (kernels/pooling.cl).
+// ClBackend Pooling2d: max and average, padding, ceil mode, global, in Float32 and int8
+// (kernels/pooling.cl).
 #pragma once
 
 #include "kiln/backends/cl/cl_kernel.hpp"
+#include "kiln/backends/cl/ops/quantize.hpp"
+#include "kiln/backends/quantized_pooling.hpp"
 
 namespace kiln {
 
@@ -24,6 +27,46 @@ struct Workload<ops::Pooling2d, ClBackend, DataType::Float32> : opencl::Float32K
                    p.stride.width, p.padding.top, p.padding.bottom, p.padding.left, p.padding.right,
                    cl_int{p.kind == ops::PoolingKind::Average}, cl_int{p.count_include_pad});
   }
+};
+
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Workload<ops::Pooling2d, ClBackend, T>
+    : opencl::Kernel<ops::Pooling2d> {
+  using Kernel::Kernel;
+
+  static Status is_supported(const WorkloadInfo<ops::Pooling2d>& info) {
+    if (auto s = quantized::check_pooling(info); !s) return s;
+    return opencl::require_int_indices(info);
+  }
+  /// The output stage of every divisor on the device, (multiplier, right shift) each.
+  static Expected<Workload> create(const WorkloadInfo<ops::Pooling2d>& info, opencl::Context& context) {
+    auto stage = quantized::PoolingStage::make(info);
+    if (!stage) return stage.status();
+    auto made = make<Workload>(info, context, "pooling", "int8_pooling2d",
+                               detail::str_cat("-DQUANTIZED=", opencl::quantized_type(T)));
+    if (!made) return made;
+    auto uploaded = opencl::upload_output_stages(context, stage->multipliers());
+    if (!uploaded) return uploaded.status();
+    made->stages_ = std::move(*uploaded);
+    made->params_ = ops::Pooling2d::resolved(info.params, info.inputs[0].shape);
+    made->stage_ = std::move(*stage);
+    return made;
+  }
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+    const TensorShape& xs = in[0].info.shape;
+    const TensorShape& ys = out[0].info.shape;
+    const ops::Pooling2d::Params& p = params_;
+    return launch_(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), input(in, 0),
+                   opencl::buffer_of(out[0]), stages_, static_cast<cl_uint>(stage_.divisors().first), xs[1], xs[2],
+                   ys[1], p.window.height, p.window.width, p.stride.height, p.stride.width, p.padding.top,
+                   p.padding.bottom, p.padding.left, p.padding.right, cl_int{p.kind == ops::PoolingKind::Average},
+                   cl_int{p.count_include_pad}, in[0].info.quantization.offset, stage_.zero_point(), stage_.lo(),
+                   stage_.hi());
+  }
+
+ private:
+  cl::Buffer stages_;
+  quantized::PoolingStage stage_;
 };
 
 }  // namespace kiln

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon Pooling2d: max and average over windows, channels in vectors, output rows split over threads.
+// Neon Pooling2d: max and average over windows, channels in vectors, output rows split over threads;
+// int8 max pooling on bytes.
 #pragma once
 
 #include <algorithm>
@@ -7,9 +8,38 @@
 
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
+#include "kiln/backends/quantized_pooling.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
+
+/// The window of each output pixel, clipped to the input, as rows [iy0, iy1) and columns [ix0, ix1)
+/// of the pixel's image, and what an average divides by; output rows split over threads.
+struct PoolingWindow {
+  std::ptrdiff_t n, iy0, iy1, ix0, ix1, divisor;
+};
+template <class PerPixel>
+void for_each_window(const ops::Pooling2d::Params& params, const TensorShape& xs, const TensorShape& ys,
+                     Context& context, PerPixel&& per_pixel) {
+  const ops::Pooling2d::Params p = ops::Pooling2d::resolved(params, xs);
+  const std::ptrdiff_t height = xs[1], width = xs[2];
+  context.parallel_for(
+      std::size_t{ys[0]} * ys[1],
+      [&](std::size_t row) {
+        const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
+        const std::ptrdiff_t y0 = oy * p.stride.height - p.padding.top;
+        const std::ptrdiff_t y_end = std::min<std::ptrdiff_t>(y0 + p.window.height, height + p.padding.bottom);
+        const std::ptrdiff_t iy0 = std::max<std::ptrdiff_t>(y0, 0), iy1 = std::min(y_end, height);
+        for (std::ptrdiff_t ox = 0; ox < ys[2]; ++ox) {
+          const std::ptrdiff_t x0 = ox * p.stride.width - p.padding.left;
+          const std::ptrdiff_t x_end = std::min<std::ptrdiff_t>(x0 + p.window.width, width + p.padding.right);
+          const std::ptrdiff_t ix0 = std::max<std::ptrdiff_t>(x0, 0), ix1 = std::min(x_end, width);
+          const std::ptrdiff_t divisor = p.count_include_pad ? (y_end - y0) * (x_end - x0) : (iy1 - iy0) * (ix1 - ix0);
+          per_pixel(row * ys[2] + ox, PoolingWindow{n, iy0, iy1, ix0, ix1, divisor});
+        }
+      },
+      std::size_t{ys[2]} * ys[3] * p.window.height * p.window.width);
+}
 
 template <>
 struct Kernel<ops::Pooling2d, DataType::Float32> : Float32Kernel<ops::Pooling2d> {
@@ -17,56 +47,86 @@ struct Kernel<ops::Pooling2d, DataType::Float32> : Float32Kernel<ops::Pooling2d>
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const TensorShape& xs = in[0].info.shape;
-    const TensorShape& ys = out[0].info.shape;
-    const ops::Pooling2d::Params p = ops::Pooling2d::resolved(params_, xs);
-    const std::ptrdiff_t height = xs[1], width = xs[2], channels = xs[3];
-    context.parallel_for(
-        std::size_t{ys[0]} * ys[1],
-        [&](std::size_t row) {
-          const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
-          const float* x = floats(in[0]) + n * height * width * channels;
-          float* y = floats(out[0]) + row * ys[2] * channels;
-          const std::ptrdiff_t y0 = oy * p.stride.height - p.padding.top;
-          const std::ptrdiff_t y_end = std::min<std::ptrdiff_t>(y0 + p.window.height, height + p.padding.bottom);
-          const std::ptrdiff_t iy0 = std::max<std::ptrdiff_t>(y0, 0), iy1 = std::min(y_end, height);
-          for (std::ptrdiff_t ox = 0; ox < ys[2]; ++ox, y += channels) {
-            const std::ptrdiff_t x0 = ox * p.stride.width - p.padding.left;
-            const std::ptrdiff_t x_end = std::min<std::ptrdiff_t>(x0 + p.window.width, width + p.padding.right);
-            const std::ptrdiff_t ix0 = std::max<std::ptrdiff_t>(x0, 0), ix1 = std::min(x_end, width);
-            const std::ptrdiff_t divisor =
-                p.count_include_pad ? (y_end - y0) * (x_end - x0) : (iy1 - iy0) * (ix1 - ix0);
-            auto window = [&](std::ptrdiff_t c, auto load, auto store) {
-              if (p.kind == ops::PoolingKind::Max) {
-                Vec acc(-std::numeric_limits<float>::infinity());
-                for (std::ptrdiff_t iy = iy0; iy < iy1; ++iy)
-                  for (std::ptrdiff_t ix = ix0; ix < ix1; ++ix)
-                    acc = xsimd::max(acc, load(x + (iy * width + ix) * channels + c));
-                store(y + c, acc);
-              } else {
-                Vec acc(0.0f);
-                for (std::ptrdiff_t iy = iy0; iy < iy1; ++iy)
-                  for (std::ptrdiff_t ix = ix0; ix < ix1; ++ix) acc += load(x + (iy * width + ix) * channels + c);
-                store(y + c, acc / Vec(static_cast<float>(divisor)));
-              }
-            };
-            auto full = [](const float* q) { return Vec::load_unaligned(q); };
-            auto store_full = [](float* q, Vec v) { v.store_unaligned(q); };
-            std::ptrdiff_t c = 0;
-            for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes) window(c, full, store_full);
-            // The last channels: one more whole vector ending at the last channel, which computes a
-            // few channels again (to the same values), since a partial vector's copies cost more.
-            if (c < channels && channels >= std::ptrdiff_t{lanes}) {
-              window(channels - std::ptrdiff_t{lanes}, full, store_full);
-            } else if (c < channels) {
-              const std::size_t rest = channels - c;
-              window(
-                  c, [rest](const float* q) { return load_tail(q, rest); },
-                  [rest](float* q, Vec v) { store_tail(q, v, rest); });
-            }
-          }
-        },
-        std::size_t{ys[2]} * ys[3] * p.window.height * p.window.width);
+    const std::ptrdiff_t width = xs[2], channels = xs[3];
+    const bool max = params_.kind == ops::PoolingKind::Max;
+    for_each_window(params_, xs, out[0].info.shape, context, [&](std::size_t pixel, const PoolingWindow& w) {
+      const float* x = floats(in[0]) + w.n * xs[1] * width * channels;
+      float* y = floats(out[0]) + pixel * channels;
+      auto window = [&](std::ptrdiff_t c, auto load, auto store) {
+        if (max) {
+          Vec acc(-std::numeric_limits<float>::infinity());
+          for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
+            for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix)
+              acc = xsimd::max(acc, load(x + (iy * width + ix) * channels + c));
+          store(y + c, acc);
+        } else {
+          Vec acc(0.0f);
+          for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
+            for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix) acc += load(x + (iy * width + ix) * channels + c);
+          store(y + c, acc / Vec(static_cast<float>(w.divisor)));
+        }
+      };
+      auto full = [](const float* q) { return Vec::load_unaligned(q); };
+      auto store_full = [](float* q, Vec v) { v.store_unaligned(q); };
+      std::ptrdiff_t c = 0;
+      for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes) window(c, full, store_full);
+      // The last channels: one more whole vector ending at the last channel, which computes a
+      // few channels again (to the same values), since a partial vector's copies cost more.
+      if (c < channels && channels >= std::ptrdiff_t{lanes}) {
+        window(channels - std::ptrdiff_t{lanes}, full, store_full);
+      } else if (c < channels) {
+        const std::size_t rest = channels - c;
+        window(
+            c, [rest](const float* q) { return load_tail(q, rest); },
+            [rest](float* q, Vec v) { store_tail(q, v, rest); });
+      }
+    });
   }
+};
+
+/// int8 max pooling of one scale and zero point in and out: the output stage's multiplier is
+/// exactly 1 (quantized::PoolingStage), so the output is the window's largest byte, a vector of
+/// channels at a time. Averages and rescaling maxima run on RefBackend.
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Kernel<ops::Pooling2d, T> {
+  /// Needs none of quantized::check_pooling's bounds: a max sums nothing and its multiplier is 1.
+  static Status is_supported(const WorkloadInfo<ops::Pooling2d>& info) {
+    const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
+    if (auto s = quantized::require_activation(x, "input"); !s) return s;
+    if (info.params.kind != ops::PoolingKind::Max || x.type != y.type || x.quantization != y.quantization)
+      return Status::error(ErrorCode::Unsupported, "runs int8 max pooling of one type and quantisation in and out; ",
+                           x.to_string(), " in, ", y.to_string(), " out (averages and rescaling run on CpuRef)");
+    return Status::ok();
+  }
+  static Expected<Kernel> create(const WorkloadInfo<ops::Pooling2d>& info, Context&) { return Kernel{info.params}; }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    using Element = element_type_t<T>;
+    using Bytes = xsimd::batch<Element>;
+    constexpr std::ptrdiff_t byte_lanes = Bytes::size;
+    const TensorShape& xs = in[0].info.shape;
+    const std::ptrdiff_t width = xs[2], channels = xs[3];
+    for_each_window(params, xs, out[0].info.shape, context, [&](std::size_t pixel, const PoolingWindow& w) {
+      const auto* x = static_cast<const Element*>(in[0].data) + w.n * xs[1] * width * channels;
+      auto* y = static_cast<Element*>(out[0].data) + pixel * channels;
+      std::ptrdiff_t c = 0;
+      for (; c + byte_lanes <= channels; c += byte_lanes) {
+        Bytes acc(std::numeric_limits<Element>::lowest());
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix)
+            acc = xsimd::max(acc, Bytes::load_unaligned(x + (iy * width + ix) * channels + c));
+        acc.store_unaligned(y + c);
+      }
+      for (; c < channels; ++c) {
+        Element acc = std::numeric_limits<Element>::lowest();
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix) acc = std::max(acc, x[(iy * width + ix) * channels + c]);
+        y[c] = acc;
+      }
+    });
+  }
+
+  ops::Pooling2d::Params params;
 };
 
 }  // namespace KILN_NEON_ISA

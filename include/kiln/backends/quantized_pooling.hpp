@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every backend's int8 Pooling2d shares (decision 0014): the checks of its tensors, and the
+// output stage, made at load, that turns a window's max or sum into an 8-bit output.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kiln/backends/quantized_layer.hpp"
+#include "kiln/ops/pooling2d.hpp"
+
+namespace kiln::quantized {
+
+/// The largest window an int8 average takes: 255 x 2^23 stays within int32.
+inline constexpr std::uint64_t max_pooling_window = std::uint64_t{1} << 23;
+
+/// The divisors an average of `p` (resolved against input shape `x`) may divide by: 1 for a max;
+/// the plane for a global average; else 1 to the window's area (windows clipped by the input, or
+/// by the padding in ceil mode).
+struct PoolingDivisors {
+  std::uint64_t first = 1, last = 1;
+  static PoolingDivisors of(const ops::Pooling2d::Params& params, const TensorShape& x) {
+    const ops::Pooling2d::Params p = ops::Pooling2d::resolved(params, x);
+    const std::uint64_t area = std::uint64_t{p.window.height} * p.window.width;
+    if (p.kind == ops::PoolingKind::Max) return {1, 1};
+    if (params.global) return {area, area};
+    return {1, area};
+  }
+};
+
+/// What turns an int8 window into its output: acc, the window's max less the input zero point or
+/// the sum of (x - zx) over its positions inside the input, times sx / (sy x divisor), rounded once
+/// (ties up), plus the output zero point, saturated (requantize). A max of one scale and zero point
+/// in and out is the max itself (the multiplier is exactly 1). One multiplier per divisor, made at load.
+class PoolingStage {
+ public:
+  static Expected<PoolingStage> make(const WorkloadInfo<ops::Pooling2d>& info) {
+    const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
+    PoolingStage stage;
+    stage.divisors_ = PoolingDivisors::of(info.params, x.shape);
+    const double rescale = static_cast<double>(x.quantization.scales[0]) / y.quantization.scales[0];
+    for (std::uint64_t d = stage.divisors_.first; d <= stage.divisors_.last; ++d) {
+      auto m = Requantization::from_real(rescale / static_cast<double>(d));
+      if (!m) return m.status();
+      stage.multipliers_.push_back(*m);
+    }
+    stage.zero_point_ = y.quantization.offset;
+    const QuantizedRange range = quantized_range(y.type);
+    stage.lo_ = range.lo;
+    stage.hi_ = range.hi;
+    return stage;
+  }
+
+  std::int32_t operator()(std::int32_t acc, std::uint64_t divisor) const {
+    return requantize(acc, multiplier(divisor), zero_point_, lo_, hi_);
+  }
+
+  /// The parts, for kernels that requantize a vector of channels at a time.
+  const Requantization& multiplier(std::uint64_t divisor) const { return multipliers_[divisor - divisors_.first]; }
+  const std::vector<Requantization>& multipliers() const noexcept { return multipliers_; }
+  const PoolingDivisors& divisors() const noexcept { return divisors_; }
+  std::int32_t zero_point() const noexcept { return zero_point_; }
+  std::int32_t lo() const noexcept { return lo_; }
+  std::int32_t hi() const noexcept { return hi_; }
+
+ private:
+  PoolingDivisors divisors_;
+  std::vector<Requantization> multipliers_;
+  std::int32_t zero_point_ = 0;
+  std::int32_t lo_ = 0;
+  std::int32_t hi_ = 0;
+};
+
+/// Checks an int8 Pooling2d: input and output QAsymmU8 or QAsymmS8 of one type, per tensor; a
+/// window of at most max_pooling_window positions; multipliers sx / (sy x divisor) below 2^30.
+inline Status check_pooling(const WorkloadInfo<ops::Pooling2d>& info) {
+  const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
+  if (auto s = require_activation(x, "input"); !s) return s;
+  if (auto s = require_activation(y, "output"); !s) return s;
+  if (x.type != y.type)
+    return Status::error(ErrorCode::Unsupported, "runs int8 Pooling2d whose input and output have one type; ",
+                         to_string(x.type), " in, ", to_string(y.type), " out");
+  const ops::Pooling2d::Params p = ops::Pooling2d::resolved(info.params, x.shape);
+  if (std::uint64_t{p.window.height} * p.window.width > max_pooling_window)
+    return Status::error(ErrorCode::Unsupported, "pools at most ", max_pooling_window,
+                         " positions per int8 window; the window is ", p.window.height, "x", p.window.width);
+  return PoolingStage::make(info).status();
+}
+
+}  // namespace kiln::quantized
