@@ -383,6 +383,35 @@ TEST_CASE("Dequantize -> Pooling2d -> Quantize becomes an int8 pooling", "[optim
   }
 }
 
+TEST_CASE("Dequantize -> Quantize becomes nothing, or a Requantize", "[optimizer][passes][int8]") {
+  // x = 1, -1, 0, 10 at scale 0.5, zero point 10: q 12, 8, 10, 30. Quantized again at the same
+  // quantisation they stay; at scale 1, zero point 0 (QAsymmU8) they become 1, 0 (saturated), 0, 10.
+  const QuantizationInfo first{{0.5f}, 10, {}};
+  for (const QuantizationInfo& second : {first, QuantizationInfo{{1.0f}, 0, {}}}) {
+    Network net;
+    auto x = net.add<ops::Quantize>({}, {net.add_input(0, {{1, 2, 2, 1}}, "x")}, "quantize_x");
+    (void)net.set_output_type(x, DataType::QAsymmU8, first);
+    auto y = net.add<ops::Quantize>({}, {net.add<ops::Dequantize>({}, {x}, "dequantize_x")}, "quantize_again");
+    (void)net.set_output_type(y, DataType::QAsymmU8, second);
+    net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+    auto folded = optimize<RefBackend>(net);
+    REQUIRE(folded);
+    const std::string text = folded->to_string();
+    INFO(text);
+    const bool same = second == first;
+    CHECK_THAT(text, !Catch::Contains("quantize_again (Quantize)") && !Catch::Contains("dequantize_x"));
+    CHECK(Catch::Contains("quantize_again/requantize (Requantize)").match(text) == !same);
+    Runtime<RefBackend> runtime;
+    auto id = runtime.load(*folded);
+    REQUIRE(id);
+    std::vector<float> values{1, -1, 0, 10}, result(4);
+    const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), values.data()}}};
+    const std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), result.data()}}};
+    REQUIRE(runtime.enqueue(*id, inputs, outputs));
+    CHECK(result == (same ? values : std::vector<float>{1, 0, 0, 10}));
+  }
+}
+
 namespace {
 /// x [1, 1, 3, 1] -> conv 1x1 (2x + 1) -> c * HardSigmoid(c) -> y; Sigmoid(u) * u -> v; and, when
 /// `gate_also_output`, the HardSigmoid as a third output (then it must stay).

@@ -30,6 +30,8 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
       if (auto status = network.infer_shapes(); !status) return status;
     if (passes::fuse_quantized_layers(network, runs_somewhere) != 0)
       if (auto status = network.infer_shapes(); !status) return status;
+    if (passes::fold_dequantize_quantize(network, runs_somewhere) != 0)
+      if (auto status = network.infer_shapes(); !status) return status;
   }
   if (passes::fold_dequantized_constants(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;

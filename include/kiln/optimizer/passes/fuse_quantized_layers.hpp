@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The quantisation passes: a Dequantize moves past the Reshapes and Transposes it feeds,
-// Dequantize -> layer -> Quantize becomes one int8 layer, and a Dequantize of a constant left over
-// becomes a Float32 constant.
+// Dequantize -> layer -> Quantize becomes one int8 layer, a Dequantize -> Quantize pair left
+// becomes nothing or a Requantize, and a Dequantize of a constant left over becomes a Float32
+// constant.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kiln/backends/workload_entry.hpp"
@@ -171,6 +173,42 @@ std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
     fused += done ? 1 : 0;
   }
   return fused;
+}
+
+/// Removes each Quantize of a Dequantize of a computed per-tensor 8-bit tensor: its readers read
+/// the 8-bit tensor itself when the Quantize produces the same type and quantisation, else a
+/// Requantize of it (when `can_run(op index, layer)` says a backend runs one). Int8 layers fused
+/// on both sides of a Reshape or Flatten leave such pairs. Results are those of the pair, except
+/// that a Requantize rounds once, ties up (decision 0014), where the pair rounds a float product
+/// half to even. Returns how many were removed.
+template <class CanRun>
+std::size_t fold_dequantize_quantize(Network& network, CanRun&& can_run) {
+  std::size_t folded = 0;
+  const std::vector<LayerId> order(network.execution_order().begin(), network.execution_order().end());
+  for (LayerId id : order) {
+    if (!network.layer(id).is<ops::Quantize>()) continue;
+    const auto integers = detail::dequantized_from(network, network.layer(id).inputs[0]);
+    if (!integers || network.layer(integers->layer).is<ops::Constant>()) continue;
+    const TensorInfo x = detail::current_info(network, *integers);
+    const TensorInfo y = network.tensor_info({id, 0});
+    if (x.quantization.is_per_axis() || y.quantization.is_per_axis()) continue;
+    if (x.type == y.type && x.quantization == y.quantization) {
+      network.redirect({id, 0}, *integers);
+      ++folded;
+      continue;
+    }
+    const TensorInfo inputs[] = {x};
+    const void* constants[] = {nullptr};
+    const TensorInfo outputs[] = {y};
+    const ops::Requantize::Params params{};
+    if (!can_run(ops::op_index_v<ops::Requantize>, LayerInfo{&params, inputs, outputs, constants})) continue;
+    const std::string name = network.layer(id).name + "/requantize";
+    const OutputSlot requantized = network.add<ops::Requantize>(params, {*integers}, name);
+    (void)network.set_output_type(requantized, y.type, y.quantization);
+    network.redirect({id, 0}, requantized);
+    ++folded;
+  }
+  return folded;
 }
 
 /// Replaces each Dequantize of a Constant by a Float32 Constant holding the dequantized values
