@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Elementwise kernels: Activation, ElementwiseBinary, ElementwiseUnary, BatchNormalization. One work-item per
-// output element.
+// output element. Built with QUANTIZED (uchar or char), the int8 ElementwiseBinary instead.
+
+#ifndef QUANTIZED
 
 __kernel void activation(__global const float* x, __global float* y, int function, float a, float b) {
   const uint i = get_global_id(0);
@@ -60,3 +62,22 @@ __kernel void batch_normalization(__global const float* x, __global const float*
   const uint c = i % channels;
   y[i] = gamma[c] * (x[i] - mean[c]) / sqrt(variance[c] + epsilon) + beta[c];
 }
+#else
+// int8 Add and Sub (op 0, 1): each input's (q - z) x 2^20 rescaled to a common scale by its stage,
+// the two added or subtracted; Mul (op 2): (qa - za)(qb - zb); then the output stage
+// (quantized::ElementwiseStage). A stage is (multiplier, right shift). numpy broadcasting as above.
+__kernel void int8_binary(__global const QUANTIZED* a, __global const QUANTIZED* b, __global QUANTIZED* y, uint8 dims,
+                          int8 a_strides, int8 b_strides, int op, int a_zero, int b_zero, int2 a_stage, int2 b_stage,
+                          int2 out_stage, int y_zero, int lo, int hi) {
+  const uint i = get_global_id(0);
+  const int da = (int)a[kiln_offset(i, dims, a_strides)] - a_zero;
+  const int db = (int)b[kiln_offset(i, dims, b_strides)] - b_zero;
+  int acc = da * db;
+  if (op != 2) {
+    const int ra = kiln_requantize(da * (1 << 20), a_stage.x, a_stage.y, 0, INT_MIN, INT_MAX);
+    const int rb = kiln_requantize(db * (1 << 20), b_stage.x, b_stage.y, 0, INT_MIN, INT_MAX);
+    acc = op == 0 ? ra + rb : ra - rb;
+  }
+  y[i] = (QUANTIZED)kiln_requantize(acc, out_stage.x, out_stage.y, y_zero, lo, hi);
+}
+#endif

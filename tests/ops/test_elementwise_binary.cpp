@@ -63,3 +63,62 @@ TEMPLATE_LIST_TEST_CASE("ElementwiseBinary with a fused activation", "[ops][elem
   check_op<ops::ElementwiseBinary, TestType>({ops::BinaryOperation::Add, ops::Activation::relu6()}, {a, b},
                                              {TestTensor::f32({3}, {0, 4, 6})});
 }
+
+TEMPLATE_LIST_TEST_CASE("ElementwiseBinary in int8: Add, Sub, Mul of different scales, ties up (hand-computed)",
+                        "[ops][elementwise_binary][int8]", tested_backends) {
+  // a at scale 0.5, zero point 10: 1, -1, 10, 0.5, -0.5. b at 0.25, zero point 100: 1, 0, -10,
+  // -0.25, 0.25. Output at 0.5, zero point 20 (QAsymmU8).
+  const auto a = TestTensor::q8({5}, DataType::QAsymmU8, {{0.5f}, 10, {}}, {12, 8, 30, 11, 9});
+  const auto b = TestTensor::q8({5}, DataType::QAsymmU8, {{0.25f}, 100, {}}, {104, 100, 60, 99, 101});
+  const QuantizationInfo y{{0.5f}, 20, {}};
+  using O = ops::BinaryOperation;
+  // a + b = 2, -1, 0, 0.25, -0.25: in output units 4, -2, 0, 0.5 -> 1, -0.5 -> 0 (ties go up).
+  check_op<ops::ElementwiseBinary, TestType>({O::Add}, {a, b},
+                                             {TestTensor::q8({5}, DataType::QAsymmU8, y, {24, 18, 20, 21, 20})});
+  // A fused ReLU clamps at the zero point.
+  check_op<ops::ElementwiseBinary, TestType>({O::Add, ops::Activation::Params{}}, {a, b},
+                                             {TestTensor::q8({5}, DataType::QAsymmU8, y, {24, 20, 20, 21, 20})});
+  // a - b = 0, -1, 20, 0.75, -0.75: 0, -2, 40, 1.5 -> 2, -1.5 -> -1.
+  check_op<ops::ElementwiseBinary, TestType>({O::Sub}, {a, b},
+                                             {TestTensor::q8({5}, DataType::QAsymmU8, y, {20, 18, 60, 22, 19})});
+  // a b = 1, 0, -100, -0.125, -0.125: 2, 0, -200 (saturates at 0), -0.25 -> 0, -0.25 -> 0.
+  check_op<ops::ElementwiseBinary, TestType>({O::Mul}, {a, b},
+                                             {TestTensor::q8({5}, DataType::QAsymmU8, y, {22, 20, 0, 20, 20})});
+}
+
+TEST_CASE("ElementwiseBinary in int8 refuses what decision 0014 does not define, with reasons",
+          "[ops][elementwise_binary][int8]") {
+  const auto a = TestTensor::q8({2}, DataType::QAsymmU8, {{0.5f}, 10, {}}, {12, 8});
+  auto divided = run_op<ops::ElementwiseBinary>({ops::BinaryOperation::Div}, {a, a});
+  REQUIRE_FALSE(divided);
+  CHECK_THAT(divided.status().message(), Catch::Contains("int8 Add, Sub and Mul only"));
+  auto sigmoid = run_op<ops::ElementwiseBinary>(
+      {ops::BinaryOperation::Add, ops::Activation::Params{ops::ActivationFunction::Sigmoid}}, {a, a});
+  REQUIRE_FALSE(sigmoid);
+  CHECK_THAT(sigmoid.status().message(), Catch::Contains("ReLU-family clamps only"));
+}
+
+// NeonBackend has no int8 ElementwiseBinary yet (it runs on CpuRef).
+#if KILN_TEST_CL
+TEST_CASE("ElementwiseBinary in int8 is bit-exact with RefBackend on ClBackend: broadcasts, scales, clamps",
+          "[ops][elementwise_binary][int8]") {
+  struct Case {
+    TensorShape a, b;
+  };
+  const Case cases[] = {
+      {{2, 3, 5, 17}, {2, 3, 5, 17}}, {{2, 3, 5, 17}, {17}}, {{1, 3, 1, 17}, {2, 1, 5, 1}}, {{4, 1}, {1, 33}}};
+  std::uint32_t seed = 900;
+  for (DataType type : {DataType::QAsymmU8, DataType::QAsymmS8})
+    for (ops::BinaryOperation op : {ops::BinaryOperation::Add, ops::BinaryOperation::Sub, ops::BinaryOperation::Mul})
+      for (const Case& c : cases) {
+        INFO(to_string(type) << " " << ops::to_string(op) << ": " << c.a.to_string() << " and " << c.b.to_string());
+        const bool u8 = type == DataType::QAsymmU8;
+        const auto a = random_q8(c.a, type, {{0.037f}, u8 ? 131 : -5, {}}, ++seed);
+        const auto b = random_q8(c.b, type, {{0.011f}, u8 ? 7 : 100, {}}, ++seed);
+        const float y_scale = op == ops::BinaryOperation::Mul ? 0.13f : 0.029f;
+        const std::vector<ops::OutputType> y{{type, {{y_scale}, u8 ? 128 : 0, {}}}};
+        check_against_ref<ops::ElementwiseBinary, ClBackend>({op}, {a, b}, 0, 0, y);
+        check_against_ref<ops::ElementwiseBinary, ClBackend>({op, ops::Activation::relu6()}, {a, b}, 0, 0, y);
+      }
+}
+#endif

@@ -383,6 +383,38 @@ TEST_CASE("Dequantize -> Pooling2d -> Quantize becomes an int8 pooling", "[optim
   }
 }
 
+TEST_CASE("Dequantize x2 -> Add -> Quantize becomes an int8 Add", "[optimizer][passes][int8]") {
+  // x = 1, -1, 0, 10 at scale 0.5, zero point 10; u = 1, 0, -10, 0.5 at 0.25, zero point 100; the
+  // sum 2, -1, -10, 10.5 at 0.5, zero point 20 is exact.
+  Network net;
+  auto quantized = [&](BindingId binding, const char* name, QuantizationInfo q) {
+    auto x = net.add<ops::Quantize>({}, {net.add_input(binding, {{1, 2, 2, 1}}, name)});
+    (void)net.set_output_type(x, DataType::QAsymmU8, std::move(q));
+    return net.add<ops::Dequantize>({}, {x});
+  };
+  auto sum = net.add<ops::ElementwiseBinary>(
+      {ops::BinaryOperation::Add}, {quantized(0, "x", {{0.5f}, 10, {}}), quantized(1, "u", {{0.25f}, 100, {}})}, "add");
+  auto y = net.add<ops::Quantize>({}, {sum}, "quantize_y");
+  (void)net.set_output_type(y, DataType::QAsymmU8, {{0.5f}, 20, {}});
+  net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+  auto fused = optimize<RefBackend>(net);
+  REQUIRE(fused);
+  const std::string text = fused->to_string();
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("add (ElementwiseBinary) QAsymmU8 [1, 2, 2, 1] (scale 0.5, zero point 20) -> "
+                                   "CpuRef (QAsymmU8)") &&
+                       !Catch::Contains("quantize_y (Quantize)"));
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(*fused);
+  REQUIRE(id);
+  std::vector<float> x{1, -1, 0, 10}, u{1, 0, -10, 0.5f}, result(4);
+  const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), x.data()}},
+                                         {1, {*runtime.input_info(*id, 1), u.data()}}};
+  const std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), result.data()}}};
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  CHECK(result == std::vector<float>{2, -1, -10, 10.5f});
+}
+
 TEST_CASE("Dequantize -> Quantize becomes nothing, or a Requantize", "[optimizer][passes][int8]") {
   // x = 1, -1, 0, 10 at scale 0.5, zero point 10: q 12, 8, 10, 30. Quantized again at the same
   // quantisation they stay; at scale 1, zero point 0 (QAsymmU8) they become 1, 0 (saturated), 0, 10.

@@ -58,6 +58,31 @@ std::uint64_t reduction_length(const TensorShape& w) {
     return w[1];
 }
 
+/// The bounds of an int8 output y: its type's range, narrowed by a fused ReLU-family clamp whose
+/// bounds are quantised as Quantize would (round half to even).
+struct OutputRange {
+  std::int32_t lo = 0, hi = 0;
+  static OutputRange of(const TensorInfo& y, const std::optional<ops::Activation::Params>& activation) {
+    const QuantizedRange range = quantized_range(y.type);
+    OutputRange out{range.lo, range.hi};
+    if (activation) {
+      const float scale = y.quantization.scales[0];
+      const bool bounded = activation->function == ops::ActivationFunction::BoundedReLU;
+      out.lo = quantize(bounded ? activation->b : 0.0f, scale, y.quantization.offset, range);
+      if (bounded) out.hi = quantize(activation->a, scale, y.quantization.offset, range);
+    }
+    return out;
+  }
+};
+
+/// Fails unless `activation` is absent or a ReLU-family clamp, the only ones int8 layers fuse.
+inline Status require_clamp(const std::optional<ops::Activation::Params>& activation) {
+  if (activation && activation->function != ops::ActivationFunction::ReLU &&
+      activation->function != ops::ActivationFunction::BoundedReLU)
+    return Status::error(ErrorCode::Unsupported, "fuses ReLU-family clamps only into int8 layers");
+  return Status::ok();
+}
+
 /// What turns the int32 accumulator of output channel c into the output: round(acc x M_c) + zo,
 /// clamped to the output type's range narrowed by a fused ReLU-family clamp. Made at load.
 class OutputStage {
@@ -73,21 +98,12 @@ class OutputStage {
       stage.multipliers_.push_back(*m);
     }
     stage.zero_point_ = y.quantization.offset;
-    const QuantizedRange range = quantized_range(y.type);
-    stage.lo_ = range.lo;
-    stage.hi_ = range.hi;
-    if (const auto& a = info.params.activation) {
-      // The clamp's bounds quantised as Quantize would (round half to even), within the type's range.
-      const float scale = y.quantization.scales[0];
-      const bool bounded = a->function == ops::ActivationFunction::BoundedReLU;
-      stage.lo_ = quantize(bounded ? a->b : 0.0f, scale, stage.zero_point_, range);
-      if (bounded) stage.hi_ = quantize(a->a, scale, stage.zero_point_, range);
-    }
+    stage.range_ = OutputRange::of(y, info.params.activation);
     return stage;
   }
 
   std::int32_t operator()(std::int32_t acc, std::size_t channel) const {
-    return requantize(acc, multiplier(channel), zero_point_, lo_, hi_);
+    return requantize(acc, multiplier(channel), zero_point_, range_.lo, range_.hi);
   }
 
   /// The parts, for kernels that requantize a vector of channels at a time.
@@ -95,14 +111,13 @@ class OutputStage {
     return multipliers_[multipliers_.size() == 1 ? 0 : channel];
   }
   std::int32_t zero_point() const noexcept { return zero_point_; }
-  std::int32_t lo() const noexcept { return lo_; }
-  std::int32_t hi() const noexcept { return hi_; }
+  std::int32_t lo() const noexcept { return range_.lo; }
+  std::int32_t hi() const noexcept { return range_.hi; }
 
  private:
   std::vector<Requantization> multipliers_;
   std::int32_t zero_point_ = 0;
-  std::int32_t lo_ = 0;
-  std::int32_t hi_ = 0;
+  OutputRange range_;
 };
 
 /// Checks an int8 layer with weights (Convolution2d, DepthwiseConvolution2d, FullyConnected): input 0
@@ -147,9 +162,7 @@ Status check_layer(const WorkloadInfo<Op>& info) {
   if (reduction > max_reduction)
     return Status::error(ErrorCode::Unsupported, "sums at most ", max_reduction, " products per int8 output; ",
                          Op::name, " sums ", reduction);
-  if (info.params.activation && info.params.activation->function != ops::ActivationFunction::ReLU &&
-      info.params.activation->function != ops::ActivationFunction::BoundedReLU)
-    return Status::error(ErrorCode::Unsupported, "fuses ReLU-family clamps only into int8 layers");
+  if (auto s = require_clamp(info.params.activation); !s) return s;
   if (auto stage = OutputStage::make(info); !stage) return stage.status();
   if (info.inputs.size() > 2 && info.constants[2] != nullptr) {
     const auto* bias = static_cast<const std::int32_t*>(info.constants[2]);

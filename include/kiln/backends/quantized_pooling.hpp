@@ -45,14 +45,12 @@ class PoolingStage {
       stage.multipliers_.push_back(*m);
     }
     stage.zero_point_ = y.quantization.offset;
-    const QuantizedRange range = quantized_range(y.type);
-    stage.lo_ = range.lo;
-    stage.hi_ = range.hi;
+    stage.range_ = OutputRange::of(y, std::nullopt);
     return stage;
   }
 
   std::int32_t operator()(std::int32_t acc, std::uint64_t divisor) const {
-    return requantize(acc, multiplier(divisor), zero_point_, lo_, hi_);
+    return requantize(acc, multiplier(divisor), zero_point_, range_.lo, range_.hi);
   }
 
   /// The parts, for kernels that requantize a vector of channels at a time.
@@ -60,15 +58,14 @@ class PoolingStage {
   const std::vector<Requantization>& multipliers() const noexcept { return multipliers_; }
   const PoolingDivisors& divisors() const noexcept { return divisors_; }
   std::int32_t zero_point() const noexcept { return zero_point_; }
-  std::int32_t lo() const noexcept { return lo_; }
-  std::int32_t hi() const noexcept { return hi_; }
+  std::int32_t lo() const noexcept { return range_.lo; }
+  std::int32_t hi() const noexcept { return range_.hi; }
 
  private:
   PoolingDivisors divisors_;
   std::vector<Requantization> multipliers_;
   std::int32_t zero_point_ = 0;
-  std::int32_t lo_ = 0;
-  std::int32_t hi_ = 0;
+  OutputRange range_;
 };
 
 /// Checks an int8 Pooling2d: input and output QAsymmU8 or QAsymmS8 of one type, per tensor; a

@@ -80,28 +80,30 @@ bool fuse_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_
   return true;
 }
 
-/// Makes Pooling2d layer `id` read the integers behind its Dequantize input and produce what the
-/// Quantize layer `quantize` produced, when both are QAsymmU8 or QAsymmS8 per tensor of one type
-/// and `can_run(op index, layer)` says a backend runs the result.
-template <class CanRun>
-bool fuse_pooling_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_run) {
+/// Makes layer `id` (an Op whose inputs are all activations: Pooling2d, ElementwiseBinary) read the
+/// integers behind its Dequantize inputs and produce what the Quantize layer `quantize` produced,
+/// when they are all QAsymmU8 or QAsymmS8 per tensor of one type and `can_run(op index, layer)`
+/// says a backend runs the result.
+template <class Op, class CanRun>
+bool fuse_activations_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_run) {
   const Layer& layer = network.layer(id);
-  const auto x = dequantized_from(network, layer.inputs[0]);
-  if (!x) return false;
-  const TensorInfo x_info = current_info(network, *x);
   const TensorInfo& y_info = network.tensor_info({quantize, 0});
-  if ((x_info.type != DataType::QAsymmU8 && x_info.type != DataType::QAsymmS8) || x_info.type != y_info.type ||
-      x_info.quantization.is_per_axis())
-    return false;
-  const OutputSlot x_slot = *x;
+  std::vector<OutputSlot> integers;
+  std::vector<TensorInfo> inputs;
+  for (const auto& input : layer.inputs) {
+    const auto x = dequantized_from(network, input);
+    if (!x) return false;
+    const TensorInfo x_info = current_info(network, *x);
+    if (x_info.type != y_info.type || x_info.quantization.is_per_axis()) return false;
+    integers.push_back(*x);
+    inputs.push_back(x_info);
+  }
+  if (y_info.type != DataType::QAsymmU8 && y_info.type != DataType::QAsymmS8) return false;
   const ops::OutputType output{y_info.type, y_info.quantization};
-  const TensorInfo inputs[] = {x_info};
-  const void* constants[] = {nullptr};
+  const std::vector<const void*> constants(inputs.size(), nullptr);
   const TensorInfo outputs[] = {{network.tensor_info({id, 0}).shape, output.type, output.quantization}};
-  if (!can_run(ops::op_index_v<ops::Pooling2d>,
-               LayerInfo{layer.params_if<ops::Pooling2d>(), inputs, outputs, constants}))
-    return false;
-  (void)network.connect(x_slot, id, 0);
+  if (!can_run(ops::op_index_v<Op>, LayerInfo{layer.params_if<Op>(), inputs, outputs, constants})) return false;
+  for (std::size_t i = 0; i < integers.size(); ++i) (void)network.connect(integers[i], id, i);
   (void)network.set_output_type({id, 0}, output.type, output.quantization);
   network.redirect({quantize, 0}, {id, 0});
   return true;
@@ -146,11 +148,11 @@ inline std::size_t move_dequantize_past_data_movers(Network& network) {
 
 /// Turns each Quantize whose input is the only output reader of a Float32 Convolution2d,
 /// DepthwiseConvolution2d or FullyConnected whose inputs come from Dequantize layers (activations,
-/// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d of a Dequantize, into that
-/// layer computing in int8 (decision 0014): the Quantize drops out, and so do the Dequantize layers no one else reads.
-/// This is how a QDQ model's DQ -> op -> Q becomes one quantised layer. `can_run(op index, LayerInfo)` says whether a
-/// backend the program uses runs the int8 layer (optimize asks the backends' workload tables); a layer none runs stays
-/// in Float32. Returns how many were fused.
+/// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d or ElementwiseBinary whose
+/// inputs are Dequantizes, into that layer computing in int8 (decision 0014): the Quantize drops out, and so do the
+/// Dequantize layers no one else reads. This is how a QDQ model's DQ -> op -> Q becomes one quantised layer.
+/// `can_run(op index, LayerInfo)` says whether a backend the program uses runs the int8 layer (optimize asks the
+/// backends' workload tables); a layer none runs stays in Float32. Returns how many were fused.
 template <class CanRun>
 std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
   std::size_t fused = 0;
@@ -168,7 +170,9 @@ std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
                       : network.layer(producer).is<ops::FullyConnected>()
                           ? detail::fuse_into_int8<ops::FullyConnected>(network, producer, id, can_run)
                       : network.layer(producer).is<ops::Pooling2d>()
-                          ? detail::fuse_pooling_into_int8(network, producer, id, can_run)
+                          ? detail::fuse_activations_into_int8<ops::Pooling2d>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::ElementwiseBinary>()
+                          ? detail::fuse_activations_into_int8<ops::ElementwiseBinary>(network, producer, id, can_run)
                           : false;
     fused += done ? 1 : 0;
   }

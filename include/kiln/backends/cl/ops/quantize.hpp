@@ -15,11 +15,14 @@ namespace opencl {
 /// The OpenCL type of an 8-bit quantised tensor's elements.
 inline std::string_view quantized_type(DataType type) { return type == DataType::QAsymmU8 ? "uchar" : "char"; }
 
-/// Output stages on the device as kernels read them: (multiplier, right shift) each, an int2
-/// (kiln_requantize in kernels/common.cl).
+/// An output stage as kernels read it: (multiplier, right shift), an int2 (kiln_requantize in
+/// kernels/common.cl).
+inline cl_int2 stage_of(const Requantization& m) { return {{m.multiplier, 31 - m.shift}}; }
+
+/// Output stages on the device, stage_of each.
 inline Expected<cl::Buffer> upload_output_stages(Context& context, std::span<const Requantization> multipliers) {
   std::vector<cl_int2> stages;
-  for (const Requantization& m : multipliers) stages.push_back({{m.multiplier, 31 - m.shift}});
+  for (const Requantization& m : multipliers) stages.push_back(stage_of(m));
   return context.upload(stages.data(), stages.size() * sizeof(cl_int2));
 }
 
