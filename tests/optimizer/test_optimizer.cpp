@@ -294,15 +294,24 @@ Network qdq_convolution(bool chained = false, bool reshaped = false) {
   return net;
 }
 
-std::vector<float> run_qdq_convolution(const optimized_network_t<RefBackend>& optimized) {
+/// Output 0 (`size` floats) of `optimized` run on RefBackend with inputs 0, 1, ... = `inputs`.
+std::vector<float> run_on_ref(const optimized_network_t<RefBackend>& optimized, std::vector<std::vector<float>> inputs,
+                              std::size_t size) {
   Runtime<RefBackend> runtime;
   auto id = runtime.load(optimized);
   REQUIRE(id);
-  std::vector<float> x{1, -1, 0, 10}, y(8);
-  std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), x.data()}}};
-  std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), y.data()}}};
-  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  std::vector<InputBinding> bindings;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    bindings.push_back(
+        {static_cast<BindingId>(i), {*runtime.input_info(*id, static_cast<BindingId>(i)), inputs[i].data()}});
+  std::vector<float> y(size);
+  const std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), y.data()}}};
+  REQUIRE(runtime.enqueue(*id, bindings, outputs));
   return y;
+}
+
+std::vector<float> run_qdq_convolution(const optimized_network_t<RefBackend>& optimized) {
+  return run_on_ref(optimized, {{1, -1, 0, 10}}, 8);
 }
 }  // namespace
 
@@ -372,14 +381,7 @@ TEST_CASE("Dequantize -> Pooling2d -> Quantize becomes an int8 pooling", "[optim
     CHECK_THAT(text, Catch::Contains("pool (Pooling2d) QAsymmU8 [1, 1, 1, 1] (scale 0.25, zero point 100) -> "
                                      "CpuRef (QAsymmU8)") &&
                          !Catch::Contains("quantize_y (Quantize)") && !Catch::Contains("dequantize_x"));
-    Runtime<RefBackend> runtime;
-    auto id = runtime.load(*fused);
-    REQUIRE(id);
-    std::vector<float> values{1, -1, 0, 10}, result(1);
-    const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), values.data()}}};
-    const std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), result.data()}}};
-    REQUIRE(runtime.enqueue(*id, inputs, outputs));
-    CHECK(result[0] == (kind == ops::PoolingKind::Max ? 10.0f : 2.5f));
+    CHECK(run_on_ref(*fused, {{1, -1, 0, 10}}, 1)[0] == (kind == ops::PoolingKind::Max ? 10.0f : 2.5f));
   }
 }
 
@@ -404,15 +406,7 @@ TEST_CASE("Dequantize x2 -> Add -> Quantize becomes an int8 Add", "[optimizer][p
   CHECK_THAT(text, Catch::Contains("add (ElementwiseBinary) QAsymmU8 [1, 2, 2, 1] (scale 0.5, zero point 20) -> "
                                    "CpuRef (QAsymmU8)") &&
                        !Catch::Contains("quantize_y (Quantize)"));
-  Runtime<RefBackend> runtime;
-  auto id = runtime.load(*fused);
-  REQUIRE(id);
-  std::vector<float> x{1, -1, 0, 10}, u{1, 0, -10, 0.5f}, result(4);
-  const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), x.data()}},
-                                         {1, {*runtime.input_info(*id, 1), u.data()}}};
-  const std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), result.data()}}};
-  REQUIRE(runtime.enqueue(*id, inputs, outputs));
-  CHECK(result == std::vector<float>{2, -1, -10, 10.5f});
+  CHECK(run_on_ref(*fused, {{1, -1, 0, 10}, {1, 0, -10, 0.5f}}, 4) == std::vector<float>{2, -1, -10, 10.5f});
 }
 
 TEST_CASE("Dequantize -> Quantize becomes nothing, or a Requantize", "[optimizer][passes][int8]") {
@@ -433,14 +427,8 @@ TEST_CASE("Dequantize -> Quantize becomes nothing, or a Requantize", "[optimizer
     const bool same = second == first;
     CHECK_THAT(text, !Catch::Contains("quantize_again (Quantize)") && !Catch::Contains("dequantize_x"));
     CHECK(Catch::Contains("quantize_again/requantize (Requantize)").match(text) == !same);
-    Runtime<RefBackend> runtime;
-    auto id = runtime.load(*folded);
-    REQUIRE(id);
-    std::vector<float> values{1, -1, 0, 10}, result(4);
-    const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), values.data()}}};
-    const std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), result.data()}}};
-    REQUIRE(runtime.enqueue(*id, inputs, outputs));
-    CHECK(result == (same ? values : std::vector<float>{1, 0, 0, 10}));
+    const std::vector<float> values{1, -1, 0, 10};
+    CHECK(run_on_ref(*folded, {values}, 4) == (same ? values : std::vector<float>{1, 0, 0, 10}));
   }
 }
 
