@@ -98,15 +98,16 @@ TEST_CASE("ElementwiseBinary in int8 refuses what decision 0014 does not define,
   CHECK_THAT(sigmoid.status().message(), Catch::Contains("ReLU-family clamps only"));
 }
 
-// NeonBackend has no int8 ElementwiseBinary yet (it runs on CpuRef).
-#if KILN_TEST_CL
-TEST_CASE("ElementwiseBinary in int8 is bit-exact with RefBackend on ClBackend: broadcasts, scales, clamps",
-          "[ops][elementwise_binary][int8]") {
+TEMPLATE_LIST_TEST_CASE("ElementwiseBinary in int8 is bit-exact with RefBackend: broadcasts, scales, clamps",
+                        "[ops][elementwise_binary][int8]", accelerated_backends) {
   struct Case {
     TensorShape a, b;
   };
-  const Case cases[] = {
-      {{2, 3, 5, 17}, {2, 3, 5, 17}}, {{2, 3, 5, 17}, {17}}, {{1, 3, 1, 17}, {2, 1, 5, 1}}, {{4, 1}, {1, 33}}};
+  const Case cases[] = {{{2, 3, 5, 17}, {2, 3, 5, 17}},
+                        {{2, 3, 5, 17}, {17}},
+                        {{1, 3, 1, 17}, {2, 1, 5, 1}},
+                        {{4, 1}, {1, 33}},
+                        {{1, 40, 40, 33}, {1, 40, 40, 33}}};  // the last is long enough to be split over threads
   std::uint32_t seed = 900;
   for (DataType type : {DataType::QAsymmU8, DataType::QAsymmS8})
     for (ops::BinaryOperation op : {ops::BinaryOperation::Add, ops::BinaryOperation::Sub, ops::BinaryOperation::Mul})
@@ -117,8 +118,7 @@ TEST_CASE("ElementwiseBinary in int8 is bit-exact with RefBackend on ClBackend: 
         const auto b = random_q8(c.b, type, {{0.011f}, u8 ? 7 : 100, {}}, ++seed);
         const float y_scale = op == ops::BinaryOperation::Mul ? 0.13f : 0.029f;
         const std::vector<ops::OutputType> y{{type, {{y_scale}, u8 ? 128 : 0, {}}}};
-        check_against_ref<ops::ElementwiseBinary, ClBackend>({op}, {a, b}, 0, 0, y);
-        check_against_ref<ops::ElementwiseBinary, ClBackend>({op, ops::Activation::relu6()}, {a, b}, 0, 0, y);
+        check_against_ref<ops::ElementwiseBinary, TestType>({op}, {a, b}, 0, 0, y);
+        check_against_ref<ops::ElementwiseBinary, TestType>({op, ops::Activation::relu6()}, {a, b}, 0, 0, y);
       }
 }
-#endif

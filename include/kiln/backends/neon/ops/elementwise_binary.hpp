@@ -1,14 +1,66 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon ElementwiseBinary: rows of the innermost dimension, each operand contiguous or broadcast along it.
+// Neon ElementwiseBinary: rows of the innermost dimension, each operand contiguous or broadcast along it;
+// int8 Add, Sub and Mul through a table of every output byte.
 #pragma once
 
 #include <limits>
 
+#include <vector>
+
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
+#include "kiln/backends/quantized_elementwise.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
+
+/// Runs segment(pa, a_varies, pb, b_varies, py, begin, end) over every row of the output: elements
+/// [begin, end) of a row at py, whose operands are at pa and pb, each contiguous (varies) or one
+/// element broadcast along the row. One row is the output's innermost dimension, or all of it when
+/// the operands have equal shapes or are scalars. Rows, or chunks of one long row, are split over
+/// threads.
+template <class T, class Segment>
+void for_each_row_segment(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
+                          Segment segment) {
+  const TensorShape& ys = out[0].info.shape;
+  const std::size_t rank = ys.rank();
+  const auto* a = static_cast<const T*>(in[0].data);
+  const auto* b = static_cast<const T*>(in[1].data);
+  auto* y = static_cast<T*>(out[0].data);
+  const std::uint64_t total = ys.num_elements();
+  if (total == 0) return;
+  const ref::Strides sa = ref::broadcast_strides_of(in[0].info.shape, rank);
+  const ref::Strides sb = ref::broadcast_strides_of(in[1].info.shape, rank);
+  const bool same = in[0].info.shape == in[1].info.shape;
+  const std::uint64_t row = same || rank == 0 ? total : ys[rank - 1];
+  const bool a_varies = same || (in[0].info.num_elements() != 1 && rank != 0 && sa[rank - 1] != 0);
+  const bool b_varies = same || (in[1].info.num_elements() != 1 && rank != 0 && sb[rank - 1] != 0);
+  const std::uint64_t rows = total / row;
+  auto run_row = [&](std::uint64_t r, std::uint64_t begin, std::uint64_t end) {
+    std::uint64_t ia = 0, ib = 0;
+    if (!same) {
+      std::uint64_t rest = r;
+      for (std::size_t d = rank - 1; d-- > 0;) {
+        const std::uint64_t coord = rest % ys[d];
+        rest /= ys[d];
+        ia += coord * sa[d];
+        ib += coord * sb[d];
+      }
+    }
+    segment(a + ia, a_varies, b + ib, b_varies, y + r * row, begin, end);
+  };
+  if (rows == 1) {
+    parallel_chunks(context, row, [&](std::size_t begin, std::size_t end) { run_row(0, begin, end); });
+    return;
+  }
+  const std::size_t rows_per_chunk = std::max<std::uint64_t>(1, stream_chunk / row);
+  parallel_chunks(
+      context, rows,
+      [&](std::size_t first, std::size_t last) {
+        for (std::size_t r = first; r < last; ++r) run_row(r, 0, row);
+      },
+      rows_per_chunk, row * 16);
+}
 
 template <>
 struct Kernel<ops::ElementwiseBinary, DataType::Float32> : Float32Kernel<ops::ElementwiseBinary> {
@@ -19,7 +71,7 @@ struct Kernel<ops::ElementwiseBinary, DataType::Float32> : Float32Kernel<ops::El
     auto nan_if_either = [](Vec a, Vec b, Vec r) {  // numpy maximum/minimum propagate NaN
       return xsimd::select(xsimd::isnan(a) || xsimd::isnan(b), Vec(std::numeric_limits<float>::quiet_NaN()), r);
     };
-    auto with_op = [&](auto f) { broadcast_rows(in, out, context, params_.activation, f); };
+    auto with_op = [&](auto f) { vector_rows(in, out, context, params_.activation, f); };
     switch (params_.operation) {
       case O::Add: return with_op([](Vec a, Vec b) { return a + b; });
       case O::Sub: return with_op([](Vec a, Vec b) { return a - b; });
@@ -32,66 +84,66 @@ struct Kernel<ops::ElementwiseBinary, DataType::Float32> : Float32Kernel<ops::El
   }
 
  private:
-  // One row is the output's innermost dimension; an operand broadcast along it is a scalar there.
-  // A fused activation runs on each chunk right after it is computed, while it is in cache.
+  // A fused activation runs on each segment right after it is computed, while it is in cache.
   template <class F>
-  static void broadcast_rows(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
-                             const std::optional<ops::Activation::Params>& activation, F f) {
-    const TensorShape& ys = out[0].info.shape;
-    const std::size_t rank = ys.rank();
-    const float* a = floats(in[0]);
-    const float* b = floats(in[1]);
-    float* y = floats(out[0]);
-    const std::uint64_t total = ys.num_elements();
-    if (total == 0) return;
-    const ref::Strides sa = ref::broadcast_strides_of(in[0].info.shape, rank);
-    const ref::Strides sb = ref::broadcast_strides_of(in[1].info.shape, rank);
-    const bool same = in[0].info.shape == in[1].info.shape;
-    // Equal shapes and scalar operands are one flat row; otherwise rows of the innermost dimension.
-    const std::uint64_t row = same || rank == 0 ? total : ys[rank - 1];
-    const bool a_varies = same || (in[0].info.num_elements() != 1 && rank != 0 && sa[rank - 1] != 0);
-    const bool b_varies = same || (in[1].info.num_elements() != 1 && rank != 0 && sb[rank - 1] != 0);
-    const std::uint64_t rows = total / row;
-    auto run_row = [&](std::uint64_t r, std::uint64_t begin, std::uint64_t end) {
-      std::uint64_t ia = 0, ib = 0;
-      if (!same) {
-        std::uint64_t rest = r;
-        for (std::size_t d = rank - 1; d-- > 0;) {
-          const std::uint64_t coord = rest % ys[d];
-          rest /= ys[d];
-          ia += coord * sa[d];
-          ib += coord * sb[d];
-        }
-      }
-      const float* pa = a + ia;
-      const float* pb = b + ib;
-      float* py = y + r * row;
-      auto load = [](const float* p, bool varies, std::uint64_t i) {
-        return varies ? Vec::load_unaligned(p + i) : Vec(*p);
-      };
-      auto load_partial = [](const float* p, bool varies, std::uint64_t i, std::size_t n) {
-        return varies ? load_tail(p + i, n) : Vec(*p);
-      };
-      std::uint64_t i = begin;
-      for (; i + lanes <= end; i += lanes) f(load(pa, a_varies, i), load(pb, b_varies, i)).store_unaligned(py + i);
-      if (i < end) {
-        const std::size_t n = end - i;
-        store_tail(py + i, f(load_partial(pa, a_varies, i, n), load_partial(pb, b_varies, i, n)), n);
-      }
-      apply_activation(activation, py + begin, end - begin);
-    };
-    if (rows == 1) {
-      parallel_chunks(context, row, [&](std::size_t begin, std::size_t end) { run_row(0, begin, end); });
-      return;
-    }
-    const std::size_t rows_per_chunk = std::max<std::uint64_t>(1, stream_chunk / row);
-    parallel_chunks(
-        context, rows,
-        [&](std::size_t first, std::size_t last) {
-          for (std::size_t r = first; r < last; ++r) run_row(r, 0, row);
-        },
-        rows_per_chunk, row * 16);
+  static void vector_rows(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
+                          const std::optional<ops::Activation::Params>& activation, F f) {
+    for_each_row_segment<float>(
+        in, out, context,
+        [&](const float* pa, bool a_varies, const float* pb, bool b_varies, float* py, std::uint64_t begin,
+            std::uint64_t end) {
+          auto load = [](const float* p, bool varies, std::uint64_t i) {
+            return varies ? Vec::load_unaligned(p + i) : Vec(*p);
+          };
+          auto load_partial = [](const float* p, bool varies, std::uint64_t i, std::size_t n) {
+            return varies ? load_tail(p + i, n) : Vec(*p);
+          };
+          std::uint64_t i = begin;
+          for (; i + lanes <= end; i += lanes) f(load(pa, a_varies, i), load(pb, b_varies, i)).store_unaligned(py + i);
+          if (i < end) {
+            const std::size_t n = end - i;
+            store_tail(py + i, f(load_partial(pa, a_varies, i, n), load_partial(pb, b_varies, i, n)), n);
+          }
+          apply_activation(activation, py + begin, end - begin);
+        });
   }
+};
+
+/// int8 Add, Sub and Mul: an 8-bit output is a function of two 8-bit inputs, so the layer's whole
+/// quantized::ElementwiseStage is a 256 x 256 table of output bytes made at load (64 KiB); each
+/// element is one lookup, bit-exact with RefBackend by construction.
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Kernel<ops::ElementwiseBinary, T> {
+  static Status is_supported(const WorkloadInfo<ops::ElementwiseBinary>& info) {
+    return quantized::check_elementwise(info);
+  }
+  static Expected<Kernel> create(const WorkloadInfo<ops::ElementwiseBinary>& info, Context&) {
+    auto stage = quantized::ElementwiseStage::make(info);
+    if (!stage) return stage.status();
+    Kernel kernel;
+    kernel.table_.resize(256 * 256);
+    // Entry (a, b) holds the output for the input bytes a and b, read as T's integers.
+    for (int a = 0; a < 256; ++a)
+      for (int b = 0; b < 256; ++b)
+        kernel.table_[a * 256 + b] = static_cast<std::uint8_t>((*stage)(integer_of(a), integer_of(b)));
+    return kernel;
+  }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    const std::uint8_t* table = table_.data();
+    for_each_row_segment<std::uint8_t>(
+        in, out, context,
+        [table](const std::uint8_t* pa, bool a_varies, const std::uint8_t* pb, bool b_varies, std::uint8_t* py,
+                std::uint64_t begin, std::uint64_t end) {
+          for (std::uint64_t i = begin; i < end; ++i) py[i] = table[pa[a_varies ? i : 0] * 256 + pb[b_varies ? i : 0]];
+        });
+  }
+
+ private:
+  static constexpr std::int32_t integer_of(int byte) {
+    return T == DataType::QAsymmU8 ? byte : static_cast<std::int8_t>(static_cast<std::uint8_t>(byte));
+  }
+  std::vector<std::uint8_t> table_;
 };
 
 }  // namespace KILN_NEON_ISA
