@@ -34,7 +34,8 @@ class Int8Kernel : public Kernel<Op> {
     if (!uploaded) return uploaded.status();
     made->stages_ = std::move(*uploaded);
     made->x_zero_ = info.inputs[0].quantization.offset;
-    made->stage_ = *stage;
+    made->y_zero_ = stage->zero_point();
+    made->range_ = {stage->lo(), stage->hi()};
     return made;
   }
 
@@ -48,14 +49,14 @@ class Int8Kernel : public Kernel<Op> {
                 std::span<const Tensor> out, const Shape&... shape) const {
     const bool has_bias = in.size() > 2;
     return this->launch_(context, global, this->input(in, 0), this->input(in, 1), this->input(in, has_bias ? 2 : 1),
-                         stages_, buffer_of(out[0]), shape..., cl_int{has_bias}, x_zero_, stage_.zero_point(),
-                         stage_.lo(), stage_.hi());
+                         stages_, buffer_of(out[0]), shape..., cl_int{has_bias}, x_zero_, y_zero_, range_.lo,
+                         range_.hi);
   }
 
  private:
-  cl::Buffer stages_;
-  cl_int x_zero_ = 0;
-  quantized::OutputStage stage_;
+  cl::Buffer stages_;  // the multipliers live here; the scalars of the stage below
+  cl_int x_zero_ = 0, y_zero_ = 0;
+  quantized::OutputRange range_;
 };
 
 }  // namespace kiln::opencl

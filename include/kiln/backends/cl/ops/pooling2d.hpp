@@ -49,7 +49,9 @@ requires(quantized::is_activation_type(T)) struct Workload<ops::Pooling2d, ClBac
     if (!uploaded) return uploaded.status();
     made->stages_ = std::move(*uploaded);
     made->params_ = ops::Pooling2d::resolved(info.params, info.inputs[0].shape);
-    made->stage_ = std::move(*stage);
+    made->first_divisor_ = static_cast<cl_uint>(stage->divisors().first);
+    made->y_zero_ = stage->zero_point();
+    made->range_ = {stage->lo(), stage->hi()};
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
@@ -57,16 +59,17 @@ requires(quantized::is_activation_type(T)) struct Workload<ops::Pooling2d, ClBac
     const TensorShape& ys = out[0].info.shape;
     const ops::Pooling2d::Params& p = params_;
     return launch_(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), input(in, 0),
-                   opencl::buffer_of(out[0]), stages_, static_cast<cl_uint>(stage_.divisors().first), xs[1], xs[2],
-                   ys[1], p.window.height, p.window.width, p.stride.height, p.stride.width, p.padding.top,
-                   p.padding.bottom, p.padding.left, p.padding.right, cl_int{p.kind == ops::PoolingKind::Average},
-                   cl_int{p.count_include_pad}, in[0].info.quantization.offset, stage_.zero_point(), stage_.lo(),
-                   stage_.hi());
+                   opencl::buffer_of(out[0]), stages_, first_divisor_, xs[1], xs[2], ys[1], p.window.height,
+                   p.window.width, p.stride.height, p.stride.width, p.padding.top, p.padding.bottom, p.padding.left,
+                   p.padding.right, cl_int{p.kind == ops::PoolingKind::Average}, cl_int{p.count_include_pad},
+                   in[0].info.quantization.offset, y_zero_, range_.lo, range_.hi);
   }
 
  private:
-  cl::Buffer stages_;
-  quantized::PoolingStage stage_;
+  cl::Buffer stages_;  // the multipliers live here; the scalars of the stage below
+  cl_uint first_divisor_ = 1;
+  cl_int y_zero_ = 0;
+  quantized::OutputRange range_;
 };
 
 }  // namespace kiln
