@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,24 @@ inline const ops::Constant::Params* constant_at(const Network& network, std::opt
   return slot ? network.layer(slot->layer).params_if<ops::Constant>() : nullptr;
 }
 
+/// When `can_run(op index, layer)` says a backend runs layer `id` (an Op) reading `integers`
+/// (tensors `inputs`, constant data `constants`) and producing what the Quantize layer `quantize`
+/// produces, makes the layer so: it reads them, declares that output, and the Quantize's readers
+/// read it. Returns whether it did.
+template <class Op, class CanRun>
+bool rewire_as_int8(Network& network, LayerId id, LayerId quantize, std::span<const OutputSlot> integers,
+                    std::span<const TensorInfo> inputs, std::span<const void* const> constants, CanRun& can_run) {
+  const TensorInfo& y = network.tensor_info({quantize, 0});
+  const ops::OutputType output{y.type, y.quantization};  // a copy: the network changes below
+  const TensorInfo outputs[] = {{network.tensor_info({id, 0}).shape, output.type, output.quantization}};
+  if (!can_run(ops::op_index_v<Op>, LayerInfo{network.layer(id).params_if<Op>(), inputs, outputs, constants}))
+    return false;
+  for (std::size_t i = 0; i < integers.size(); ++i) (void)network.connect(integers[i], id, i);
+  (void)network.set_output_type({id, 0}, output.type, output.quantization);
+  network.redirect({quantize, 0}, {id, 0});
+  return true;
+}
+
 /// Makes layer `id` (an Op with weights) read the integers behind its Dequantize inputs and produce
 /// what the Quantize layer `quantize` produced, when the pattern is the one int8 layers run
 /// (activations QAsymmU8 or QAsymmS8 per tensor of one type in and out, constant QSymmS8 weights,
@@ -56,28 +75,18 @@ bool fuse_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_
   if ((x_info.type != DataType::QAsymmU8 && x_info.type != DataType::QAsymmS8) || x_info.type != y_info.type ||
       x_info.quantization.is_per_axis() || !weights || weights->info.type != DataType::QSymmS8)
     return false;
-  std::optional<OutputSlot> bias;
-  if (layer.inputs.size() > 2) {
-    bias = dequantized_from(network, layer.inputs[2]);
-    const auto* b = constant_at(network, bias);
-    if (!b || b->info.type != DataType::Signed32) return false;
-  }
-  const OutputSlot x_slot = *x, w_slot = *w;
-  const ops::OutputType output{y_info.type, y_info.quantization};
+  std::vector<OutputSlot> integers{*x, *w};
   std::vector<TensorInfo> inputs{x_info, weights->info};
   std::vector<const void*> constants{nullptr, weights->data.data()};
-  if (bias) {
+  if (layer.inputs.size() > 2) {
+    const auto bias = dequantized_from(network, layer.inputs[2]);
+    const auto* b = constant_at(network, bias);
+    if (!b || b->info.type != DataType::Signed32) return false;
+    integers.push_back(*bias);
     inputs.push_back(network.tensor_info(*bias));
-    constants.push_back(constant_at(network, bias)->data.data());
+    constants.push_back(b->data.data());
   }
-  const TensorInfo outputs[] = {{network.tensor_info({id, 0}).shape, output.type, output.quantization}};
-  if (!can_run(ops::op_index_v<Op>, LayerInfo{layer.params_if<Op>(), inputs, outputs, constants})) return false;
-  (void)network.connect(x_slot, id, 0);
-  (void)network.connect(w_slot, id, 1);
-  if (bias) (void)network.connect(*bias, id, 2);
-  (void)network.set_output_type({id, 0}, output.type, output.quantization);
-  network.redirect({quantize, 0}, {id, 0});
-  return true;
+  return rewire_as_int8<Op>(network, id, quantize, integers, inputs, constants, can_run);
 }
 
 /// Makes layer `id` (an Op whose inputs are all activations: Pooling2d, ElementwiseBinary) read the
@@ -86,11 +95,11 @@ bool fuse_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_
 /// says a backend runs the result.
 template <class Op, class CanRun>
 bool fuse_activations_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_run) {
-  const Layer& layer = network.layer(id);
   const TensorInfo& y_info = network.tensor_info({quantize, 0});
+  if (y_info.type != DataType::QAsymmU8 && y_info.type != DataType::QAsymmS8) return false;
   std::vector<OutputSlot> integers;
   std::vector<TensorInfo> inputs;
-  for (const auto& input : layer.inputs) {
+  for (const auto& input : network.layer(id).inputs) {
     const auto x = dequantized_from(network, input);
     if (!x) return false;
     const TensorInfo x_info = current_info(network, *x);
@@ -98,15 +107,8 @@ bool fuse_activations_into_int8(Network& network, LayerId id, LayerId quantize, 
     integers.push_back(*x);
     inputs.push_back(x_info);
   }
-  if (y_info.type != DataType::QAsymmU8 && y_info.type != DataType::QAsymmS8) return false;
-  const ops::OutputType output{y_info.type, y_info.quantization};
   const std::vector<const void*> constants(inputs.size(), nullptr);
-  const TensorInfo outputs[] = {{network.tensor_info({id, 0}).shape, output.type, output.quantization}};
-  if (!can_run(ops::op_index_v<Op>, LayerInfo{layer.params_if<Op>(), inputs, outputs, constants})) return false;
-  for (std::size_t i = 0; i < integers.size(); ++i) (void)network.connect(integers[i], id, i);
-  (void)network.set_output_type({id, 0}, output.type, output.quantization);
-  network.redirect({quantize, 0}, {id, 0});
-  return true;
+  return rewire_as_int8<Op>(network, id, quantize, integers, inputs, constants, can_run);
 }
 
 }  // namespace detail
