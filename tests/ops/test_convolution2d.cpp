@@ -204,6 +204,10 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d in int8 is bit-exact with RefBackend", "[
   const auto relu6 = ops::Activation::relu6();
   const Case cases[] = {
       {{1, 5, 7, 19}, 37, 1, 1, {}, DataType::QAsymmU8, 128, 120, true},  // pointwise: tails in K, N and M
+      // Pointwise with K whole steps: unsigned rows read in place (AVX512-VNNI), signed ones packed.
+      {{1, 6, 11, 24}, 40, 1, 1, {}, DataType::QAsymmU8, 3, 77, true},
+      {{1, 5, 5, 16}, 10, 1, 1, {.groups = 2}, DataType::QAsymmU8, 250, 1, true},
+      {{1, 7, 3, 16}, 17, 1, 1, {.activation = relu6}, DataType::QAsymmS8, 9, -20, true},
       {{1, 6, 5, 13}, 21, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmS8, -3, 5, true},
       {{2, 9, 8, 3},
        8,

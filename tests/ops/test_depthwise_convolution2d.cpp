@@ -126,6 +126,25 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d in int8 is bit-exact with RefBac
        255,
        true},
       {{1, 4, 4, 33}, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmS8, -128, 127, false},
+      // Wide rows and blocks of 64 channels and a part (AVX512-VNNI's four taps at a time).
+      {{1, 6, 11, 100}, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmS8, -128, 17, true},
+      {{1, 10, 9, 65}, 3, 3, {.padding = {0, 1, 0, 1}, .stride = {2, 2}}, DataType::QAsymmU8, 3, 250, true},
+      {{1, 7, 10, 64},
+       5,
+       5,
+       {.padding = {1, 2, 2, 1}, .activation = ops::Activation::Params{}},
+       DataType::QAsymmS8,
+       40,
+       -100,
+       true},
+      {{1, 9, 13, 130},
+       5,
+       5,
+       {.padding = {2, 2, 2, 2}, .stride = {2, 2}, .activation = ops::Activation::relu6()},
+       DataType::QAsymmU8,
+       255,
+       0,
+       true},
   };
   std::uint32_t seed = 100;
   for (const Case& c : cases) {

@@ -185,12 +185,13 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   std::vector<float> weights_, bias_;
 };
 
-/// int8 (decision 0014): a channel in each int32 lane, and the Float32 kernel's structure: along
-/// an output row one block of channels at a time, 3x3 and 5x5 taps unrolled with the widened
-/// weights in registers. Where the whole window is inside the input the zero point's share is
-/// folded into the bias (sum x w); a border pixel adds (x - zero point) x w for the taps inside
-/// (one outside would read the zero point and add 0). Sums are exact in int32; then Int8Dot's
-/// output stage. Channel multiplier 1; weights and bias constants, widened at load.
+/// int8 (decision 0014): the Float32 kernel's structure, along an output row one block of channels
+/// at a time. Where the whole window is inside the input the zero point's share is folded into the
+/// bias (sum x w), and 3x3 and 5x5 windows are unrolled: four taps at a time where the instruction
+/// set has Int8DepthwiseQuads (AVX512-VNNI), else a channel in each int32 lane with the widened
+/// weights in registers. A border pixel adds (x - zero point) x w for the taps inside (one outside
+/// would read the zero point and add 0), a channel a lane. Sums are exact in int32; then Int8Dot's
+/// output stage. Channel multiplier 1; weights and bias constants, laid out at load.
 template <DataType T>
 requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvolution2d, T> {
   static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
@@ -220,45 +221,61 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
             const std::size_t n = row / ys[1], oy = row % ys[1];
             const std::uint8_t* x = input + n * xs[1] * xs[2] * xs[3];
             std::uint8_t* y = output + row * ys[2] * ys[3];
-            for (std::size_t c = 0; c < xs[3]; c += lanes)
-              channel_block<K, Stride>(x, y, xs, ys, c, std::min<std::size_t>(lanes, xs[3] - c), oy, interior);
+            if constexpr (K > 0 && Int8DepthwiseQuads::available)
+              quad_row<K, Stride, Int8DepthwiseQuads>(x, y, xs, ys, oy, interior);
+            else
+              for (std::size_t c = 0; c < xs[3]; c += lanes) lane_block<K, Stride>(x, y, xs, ys, c, oy, interior);
           },
           std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
     });
   }
 
  private:
-  // `count` channels from c on, across output row oy.
-  template <std::uint32_t K, std::uint32_t Stride>
-  void channel_block(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys,
-                     std::size_t c, std::size_t count, std::size_t oy, InteriorColumns interior) const {
-    const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
-    const std::ptrdiff_t kw = kernel_.width, sw = params_.stride.width, dh = params_.dilation.height,
-                         dw = params_.dilation.width;
+  /// Where output row oy's windows start and which of their rows lie inside the input.
+  struct WindowRows {
+    std::ptrdiff_t y0, ky0, ky1;
+  };
+  WindowRows window_rows(std::size_t oy, std::ptrdiff_t height) const {
     const std::ptrdiff_t y0 = std::ptrdiff_t(oy) * params_.stride.height - params_.padding.top;
-    const std::ptrdiff_t ky0 = first_tap(y0, dh), ky1 = end_tap(y0, dh, kernel_.height, xs[1]);
-    const auto bias = Int8Dot::load(&bias_[c]), zero_point = Int8Dot::splat(zero_point_);
+    return {y0, first_tap(y0, params_.dilation.height), end_tap(y0, params_.dilation.height, kernel_.height, height)};
+  }
+
+  /// Output pixel ox of channels [c, c + lanes) (those below the input's count), through the taps
+  /// of its window inside the input.
+  void border_pixel(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, std::size_t c,
+                    const WindowRows& rows, std::ptrdiff_t ox) const {
+    const std::ptrdiff_t width = xs[2], channels = xs[3], kw = kernel_.width, dh = params_.dilation.height,
+                         dw = params_.dilation.width;
+    const std::size_t count = std::min<std::size_t>(lanes, xs[3] - c);
+    const std::ptrdiff_t x0 = ox * params_.stride.width - std::ptrdiff_t{params_.padding.left};
+    const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
+    const auto zero_point = Int8Dot::splat(zero_point_);
+    auto acc = Int8Dot::load(&bias_[c]);
+    for (std::ptrdiff_t ky = rows.ky0; ky < rows.ky1; ++ky)
+      for (std::ptrdiff_t kx = kx0; kx < kx1; ++kx) {
+        const std::uint8_t* tap = x + ((rows.y0 + ky * dh) * width + x0 + kx * dw) * channels + c;
+        acc = Int8Dot::multiply_add(acc, Int8Dot::subtract(Int8Dot::widen(tap, count, signed_input), zero_point),
+                                    Int8Dot::load(&weights_[(ky * kw + kx) * padded_channels_ + c]));
+      }
+    Int8Dot::store(acc, stages_.from(c), 0, y + ox * channels + c, count);
+  }
+
+  /// Output row oy of channels [c, c + lanes), a channel a lane.
+  template <std::uint32_t K, std::uint32_t Stride>
+  void lane_block(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys, std::size_t c,
+                  std::size_t oy, InteriorColumns interior) const {
+    const std::ptrdiff_t width = xs[2], channels = xs[3];
+    const std::size_t count = std::min<std::size_t>(lanes, xs[3] - c);
+    const WindowRows rows = window_rows(oy, xs[1]);
     const Int8OutputStage stage = stages_.from(c);
-    auto weight = [&](std::ptrdiff_t tap) { return Int8Dot::load(&weights_[tap * padded_channels_ + c]); };
-    auto border_pixel = [&](std::ptrdiff_t ox) {
-      const std::ptrdiff_t x0 = ox * sw - std::ptrdiff_t{params_.padding.left};
-      const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
-      auto acc = bias;
-      for (std::ptrdiff_t ky = ky0; ky < ky1; ++ky)
-        for (std::ptrdiff_t kx = kx0; kx < kx1; ++kx) {
-          const std::uint8_t* tap = x + ((y0 + ky * dh) * width + x0 + kx * dw) * channels + c;
-          acc = Int8Dot::multiply_add(acc, Int8Dot::subtract(Int8Dot::widen(tap, count, signed_input), zero_point),
-                                      weight(ky * kw + kx));
-        }
-      Int8Dot::store(acc, stage, 0, y + ox * channels + c, count);
-    };
-    walk_row<K>(out_width, interior, ky0 == 0 && ky1 == std::ptrdiff_t{K}, border_pixel, [&] {
+    auto border = [&](std::ptrdiff_t ox) { border_pixel(x, y, xs, c, rows, ox); };
+    walk_row<K>(ys[2], interior, rows.ky0 == 0 && rows.ky1 == std::ptrdiff_t{K}, border, [&] {
       typename Int8Dot::Acc w[std::max(K * K, 1u)];
 #pragma GCC unroll 25
-      for (std::size_t t = 0; t < K * K; ++t) w[t] = weight(t);
+      for (std::size_t t = 0; t < K * K; ++t) w[t] = Int8Dot::load(&weights_[t * padded_channels_ + c]);
       return [&, w, folded_bias = Int8Dot::load(&folded_bias_[c])](std::ptrdiff_t ox) {
         const std::uint8_t* window =
-            x + (y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
+            x + (rows.y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
         auto acc = folded_bias;
 #pragma GCC unroll 5
         for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
@@ -267,6 +284,54 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
             acc = Int8Dot::multiply_add(acc, Int8Dot::widen(window + (ky * width + kx) * channels, count, signed_input),
                                         w[ky * K + kx]);
         Int8Dot::store(acc, stage, 0, y + ox * channels + c, count);
+      };
+    });
+  }
+
+  /// Output row oy, a block of Quads::block channels at a time: interior pixels four taps at a
+  /// time, border pixels a lane block at a time.
+  template <std::uint32_t K, std::uint32_t Stride, class Quads>
+  void quad_row(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys, std::size_t oy,
+                InteriorColumns interior) const {
+    for (std::size_t c = 0; c < xs[3]; c += Quads::block) quad_block<K, Stride, Quads>(x, y, xs, ys, c, oy, interior);
+  }
+  template <std::uint32_t K, std::uint32_t Stride, class Quads>
+  void quad_block(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys, std::size_t c,
+                  std::size_t oy, InteriorColumns interior) const {
+    constexpr std::size_t groups = (K + Quads::taps - 1) / Quads::taps;
+    const std::ptrdiff_t width = xs[2], channels = xs[3];
+    const std::size_t count = std::min<std::size_t>(Quads::block, xs[3] - c);
+    const WindowRows rows = window_rows(oy, xs[1]);
+    auto border = [&](std::ptrdiff_t ox) {
+      for (std::size_t s = c; s < c + count; s += lanes) border_pixel(x, y, xs, s, rows, ox);
+    };
+    walk_row<K>(ys[2], interior, rows.ky0 == 0 && rows.ky1 == std::ptrdiff_t{K}, border, [&] {
+      const auto mask = Quads::mask(count);
+      const Int8OutputStage stage = quad_stages_.from(c);
+      const std::int8_t* weights = quad_weights_.data() + c / Quads::block * K * groups * Quads::vectors * Quads::block;
+      return [&, mask, stage, weights](std::ptrdiff_t ox) {
+        const std::uint8_t* window =
+            x + (rows.y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
+        typename Quads::Vector acc[Quads::vectors];
+        for (std::size_t v = 0; v < Quads::vectors; ++v) acc[v] = Quads::load(&quad_bias_[c + v * Quads::lanes]);
+        const std::int8_t* w = weights;
+#pragma GCC unroll 5
+        for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
+#pragma GCC unroll 2
+          for (std::size_t g = 0; g < groups; ++g) {
+            typename Quads::Vector taps[Quads::taps], quads[Quads::vectors];
+#pragma GCC unroll 4
+            for (std::size_t t = 0; t < Quads::taps; ++t) {
+              // Taps past the window repeat its last one, against zero weights.
+              const std::ptrdiff_t kx = std::min<std::ptrdiff_t>(g * Quads::taps + t, K - 1);
+              taps[t] = Quads::load_tap(window + (ky * width + kx) * channels, mask, signed_input);
+            }
+            Quads::interleave(taps, quads);
+#pragma GCC unroll 4
+            for (std::size_t v = 0; v < Quads::vectors; ++v, w += Quads::block)
+              acc[v] = Quads::dot(acc[v], quads[v], w);
+          }
+        Quads::store(acc, stage, y + ox * channels + c, count);
       };
     });
   }
@@ -294,6 +359,38 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
       folded_bias_[c] = static_cast<std::int32_t>(bias_[c] - zero_point_ * sum);
       stages_.set(c, stage.multiplier(c));
     }
+    if constexpr (Int8DepthwiseQuads::available) lay_out_quads<Int8DepthwiseQuads>(w, channels, stage);
+  }
+
+  /// The weights, folded biases and stages of quad_block, for the unrolled windows: per block of
+  /// channels, kernel row and group of taps, Quads::vectors vectors of each lane's taps.
+  template <class Quads>
+  void lay_out_quads(const std::int8_t* w, std::size_t channels, const quantized::OutputStage& stage) {
+    const std::size_t kh = kernel_.height, kw = kernel_.width;
+    if (kh != kw || (kw != 3 && kw != 5)) return;  // with_unrolled_window's windows
+    const std::size_t groups = (kw + Quads::taps - 1) / Quads::taps, taps = Quads::taps;
+    const std::size_t blocks = (channels + Quads::block - 1) / Quads::block;
+    quad_weights_.assign(blocks * kh * groups * Quads::vectors * Quads::block, 0);
+    quad_bias_.assign(blocks * Quads::block, 0);
+    quad_stages_ = Int8OutputStages(stage, blocks * Quads::block);
+    const std::int64_t offset = zero_point_ + Int8Dot::offset(signed_input);
+    for (std::size_t b = 0; b < blocks; ++b)
+      for (std::size_t v = 0; v < Quads::vectors; ++v)
+        for (std::size_t d = 0; d < Quads::lanes; ++d) {
+          const std::size_t lane = b * Quads::block + v * Quads::lanes + d, c = b * Quads::block + Quads::channel(v, d);
+          if (c >= channels) continue;
+          std::int64_t sum = 0;
+          for (std::size_t ky = 0; ky < kh; ++ky)
+            for (std::size_t kx = 0; kx < kw; ++kx) {
+              const std::int8_t weight = w[(ky * kw + kx) * channels + c];
+              sum += weight;
+              const std::size_t g = kx / taps;
+              quad_weights_[(((b * kh + ky) * groups + g) * Quads::vectors + v) * Quads::block + d * taps + kx % taps] =
+                  weight;
+            }
+          quad_bias_[lane] = static_cast<std::int32_t>(bias_[c] - offset * sum);
+          quad_stages_.set(lane, stage.multiplier(c));
+        }
   }
 
   static constexpr bool signed_input = T == DataType::QAsymmS8;
@@ -304,6 +401,10 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
   std::vector<std::int32_t> weights_;  // [taps][padded channels], widened
   std::vector<std::int32_t> bias_, folded_bias_;
   Int8OutputStages stages_;
+  // quad_block's, in Int8DepthwiseQuads' lane order (empty where it is not used)
+  std::vector<std::int8_t> quad_weights_;
+  std::vector<std::int32_t> quad_bias_;
+  Int8OutputStages quad_stages_;
 };
 
 }  // namespace KILN_NEON_ISA

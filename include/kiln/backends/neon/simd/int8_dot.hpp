@@ -22,10 +22,18 @@ inline namespace KILN_NEON_ISA {
 /// accumulator becomes clamp((acc x multiplier[j] + 2^(right_shift[j] - 1)) >> right_shift[j],
 /// lo, hi) + zero_point, which is RefBackend's requantize (decision 0014) with the clamp moved
 /// before the zero point is added.
+///
+/// Where every right shift is 33 or more, (acc x multiplier + 2^(right_shift - 1)) >> right_shift
+/// equals (high + 2^(right_shift - 33)) >> (right_shift - 32), high being the product's upper 32
+/// bits: the rounding term has no low half, so the low half cannot carry into the result. The
+/// vector code then works in 32-bit lanes, which it reads from high_rounding and high_shift.
 struct Int8OutputStage {
   const std::int32_t* multiplier;
   const std::int32_t* right_shift;  ///< in [1, 62]
-  std::int64_t lo, hi;              ///< the output range less the zero point
+  const std::int32_t* high_rounding;
+  const std::int32_t* high_shift;
+  bool high_halves;     ///< every right shift is at least 33
+  std::int64_t lo, hi;  ///< the output range less the zero point
   std::int32_t zero_point;
 
   /// Column j of one accumulator, the way every instruction set's vector code computes it.
@@ -71,21 +79,37 @@ struct Int8DotAvx512 {
 
   /// Requantizes 16 columns and stores the first `count` (1..16) as bytes.
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
+    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << count) - 1),
+                         _mm512_cvtepi32_epi8(requantize(acc, s, column)));
+  }
+  /// The 16 columns' outputs, one in each int32 lane. vpmuldq multiplies the low halves of 64-bit
+  /// lanes: the even columns, and shifted down 32 bits, the odd ones.
+  static __m512i requantize(Acc acc, const Int8OutputStage& s, std::size_t column) {
     const __m512i multiplier = _mm512_loadu_si512(s.multiplier + column);
+    const __m512i even = _mm512_mul_epi32(acc, multiplier);
+    const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), _mm512_srli_epi64(multiplier, 32));
+    if (s.high_halves) {
+      // The products' high halves, then 32-bit lanes throughout.
+      const __m512i high = _mm512_permutex2var_epi32(
+          even, _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31), odd);
+      const __m512i shifted = _mm512_srav_epi32(_mm512_add_epi32(high, _mm512_loadu_si512(s.high_rounding + column)),
+                                                _mm512_loadu_si512(s.high_shift + column));
+      return _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(shifted, _mm512_set1_epi32(s.zero_point)),
+                                               _mm512_set1_epi32(static_cast<std::int32_t>(s.lo + s.zero_point))),
+                              _mm512_set1_epi32(static_cast<std::int32_t>(s.hi + s.zero_point)));
+    }
     const __m512i right = _mm512_loadu_si512(s.right_shift + column);
     const __m512i one = _mm512_set1_epi64(1), lo = _mm512_set1_epi64(s.lo), hi = _mm512_set1_epi64(s.hi);
-    // The even and odd 32-bit lanes, each widened to a 64-bit lane, where the product is exact.
-    auto requantize = [&](__m512i a, __m512i m, __m512i r) {
+    // The exact 64-bit products, rounded, shifted and clamped in 64-bit lanes.
+    auto in_64_bit_lanes = [&](__m512i product, __m512i r) {
       const __m512i rounding = _mm512_sllv_epi64(one, _mm512_sub_epi64(r, one));
-      const __m512i shifted = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, m), rounding), r);
+      const __m512i shifted = _mm512_srav_epi64(_mm512_add_epi64(product, rounding), r);
       return _mm512_min_epi64(_mm512_max_epi64(shifted, lo), hi);
     };
-    const __m512i even = requantize(acc, multiplier, _mm512_and_si512(right, _mm512_set1_epi64(0xffffffff)));
-    const __m512i odd =
-        requantize(_mm512_srli_epi64(acc, 32), _mm512_srli_epi64(multiplier, 32), _mm512_srli_epi64(right, 32));
-    const __m512i y = _mm512_add_epi32(_mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32)),
-                                       _mm512_set1_epi32(s.zero_point));
-    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << count) - 1), _mm512_cvtepi32_epi8(y));
+    const __m512i even_y = in_64_bit_lanes(even, _mm512_and_si512(right, _mm512_set1_epi64(0xffffffff)));
+    const __m512i odd_y = in_64_bit_lanes(odd, _mm512_srli_epi64(right, 32));
+    return _mm512_add_epi32(_mm512_mask_blend_epi32(0xAAAA, even_y, _mm512_slli_epi64(odd_y, 32)),
+                            _mm512_set1_epi32(s.zero_point));
   }
   static __mmask64 first_bytes(std::size_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
 
@@ -115,6 +139,52 @@ struct Int8Dot : detail::Int8DotAvx512 {
       const __mmask64 m = first_bytes(n - i);
       _mm512_mask_storeu_epi8(dst + i, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + i), flip));
     }
+  }
+};
+
+/// Depthwise windows four horizontal taps at a time with vpdpbusd. The taps of a block of 64
+/// channels, loaded as a vector each, interleave within 128-bit lanes into four vectors of quads:
+/// lane d of quad vector v holds the four taps of channel `channel(v, d)`. Weights, biases and
+/// output stages are laid out in that order at load; `store` puts the outputs back in channel
+/// order. (The 16-bit forms gain too little over a tap at a time to pay for the interleaving.)
+struct Int8DepthwiseQuads {
+  static constexpr bool available = true;
+  static constexpr std::size_t block = 64, taps = 4, vectors = 4, lanes = 16;
+  using Vector = __m512i;
+  static constexpr std::size_t channel(std::size_t v, std::size_t d) { return 16 * (d / 4) + 4 * v + d % 4; }
+  static __mmask64 mask(std::size_t count) { return detail::Int8DotAvx512::first_bytes(count); }
+  /// One tap's `mask`ed channels as vpdpbusd's unsigned bytes (signed ones flipped: x + 128).
+  static Vector load_tap(const std::uint8_t* p, __mmask64 m, bool signed_input) {
+    const __m512i x = _mm512_maskz_loadu_epi8(m, p);
+    return signed_input ? _mm512_xor_si512(x, _mm512_set1_epi8(static_cast<char>(0x80))) : x;
+  }
+  static void interleave(const Vector (&t)[taps], Vector (&q)[vectors]) {
+    const __m512i lo01 = _mm512_unpacklo_epi8(t[0], t[1]), hi01 = _mm512_unpackhi_epi8(t[0], t[1]);
+    const __m512i lo23 = _mm512_unpacklo_epi8(t[2], t[3]), hi23 = _mm512_unpackhi_epi8(t[2], t[3]);
+    q[0] = _mm512_unpacklo_epi16(lo01, lo23);
+    q[1] = _mm512_unpackhi_epi16(lo01, lo23);
+    q[2] = _mm512_unpacklo_epi16(hi01, hi23);
+    q[3] = _mm512_unpackhi_epi16(hi01, hi23);
+  }
+  static Vector load(const std::int32_t* p) { return _mm512_loadu_si512(p); }
+  /// acc plus, in each lane, its four taps' products with its four weights (w: 64 bytes).
+  static Vector dot(Vector acc, Vector quads, const std::int8_t* w) {
+    return _mm512_dpbusd_epi32(acc, quads, _mm512_loadu_si512(w));
+  }
+  /// Requantizes a block's accumulators (stage: from the block's first column, in quad order) and
+  /// stores its first `count` channels in channel order.
+  static void store(const Vector (&acc)[vectors], const Int8OutputStage& stage, std::uint8_t* out, std::size_t count) {
+    __m128i b[vectors];
+    for (std::size_t v = 0; v < vectors; ++v)
+      b[v] = _mm512_cvtepi32_epi8(detail::Int8DotAvx512::requantize(acc[v], stage, v * lanes));
+    // Word L of b[v] holds channels 16 L + 4 v to 16 L + 4 v + 3: a 4 x 4 transpose of words.
+    const __m128i lo01 = _mm_unpacklo_epi32(b[0], b[1]), lo23 = _mm_unpacklo_epi32(b[2], b[3]);
+    const __m128i hi01 = _mm_unpackhi_epi32(b[0], b[1]), hi23 = _mm_unpackhi_epi32(b[2], b[3]);
+    __m512i y = _mm512_castsi128_si512(_mm_unpacklo_epi64(lo01, lo23));
+    y = _mm512_inserti32x4(y, _mm_unpackhi_epi64(lo01, lo23), 1);
+    y = _mm512_inserti32x4(y, _mm_unpacklo_epi64(hi01, hi23), 2);
+    y = _mm512_inserti32x4(y, _mm_unpackhi_epi64(hi01, hi23), 3);
+    _mm512_mask_storeu_epi8(out, mask(count), y);
   }
 };
 #else
@@ -176,22 +246,7 @@ struct Int8Dot {
 
   /// Requantizes 8 columns and stores the first `count` (1..8) as bytes.
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
-    const __m256i multiplier = load(s.multiplier + column), right = load(s.right_shift + column);
-    const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256(), sixty_four = _mm256_set1_epi64x(64);
-    const __m256i lo = _mm256_set1_epi64x(s.lo), hi = _mm256_set1_epi64x(s.hi);
-    auto requantize = [&](__m256i a, __m256i m, __m256i r) {
-      const __m256i sum = _mm256_add_epi64(_mm256_mul_epi32(a, m), _mm256_sllv_epi64(one, _mm256_sub_epi64(r, one)));
-      // AVX2 has no 64-bit arithmetic shift: a logical one, with the sign's bits put back on top.
-      const __m256i sign = _mm256_cmpgt_epi64(zero, sum);
-      __m256i y = _mm256_or_si256(_mm256_srlv_epi64(sum, r), _mm256_sllv_epi64(sign, _mm256_sub_epi64(sixty_four, r)));
-      y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
-      return _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
-    };
-    const __m256i even = requantize(acc, multiplier, _mm256_and_si256(right, _mm256_set1_epi64x(0xffffffff)));
-    const __m256i odd =
-        requantize(_mm256_srli_epi64(acc, 32), _mm256_srli_epi64(multiplier, 32), _mm256_srli_epi64(right, 32));
-    const __m256i y =
-        _mm256_add_epi32(_mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA), _mm256_set1_epi32(s.zero_point));
+    const __m256i y = requantize(acc, s, column);
     // The low byte of each lane: bytes 0, 4, 8, 12 of each half, then the two halves' first words.
     const __m256i picked =
         _mm256_shuffle_epi8(y, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
@@ -200,6 +255,35 @@ struct Int8Dot {
     std::uint8_t tail[16];
     _mm_storeu_si128(reinterpret_cast<__m128i*>(tail), bytes);
     std::memcpy(out, tail, count);
+  }
+  /// The 8 columns' outputs, one in each int32 lane (see the AVX-512 form).
+  static __m256i requantize(Acc acc, const Int8OutputStage& s, std::size_t column) {
+    const __m256i multiplier = load(s.multiplier + column);
+    const __m256i even = _mm256_mul_epi32(acc, multiplier);
+    const __m256i odd = _mm256_mul_epi32(_mm256_srli_epi64(acc, 32), _mm256_srli_epi64(multiplier, 32));
+    if (s.high_halves) {
+      const __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+      const __m256i shifted =
+          _mm256_srav_epi32(_mm256_add_epi32(high, load(s.high_rounding + column)), load(s.high_shift + column));
+      return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(shifted, _mm256_set1_epi32(s.zero_point)),
+                                               _mm256_set1_epi32(static_cast<std::int32_t>(s.lo + s.zero_point))),
+                              _mm256_set1_epi32(static_cast<std::int32_t>(s.hi + s.zero_point)));
+    }
+    const __m256i right = load(s.right_shift + column);
+    const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256(), sixty_four = _mm256_set1_epi64x(64);
+    const __m256i lo = _mm256_set1_epi64x(s.lo), hi = _mm256_set1_epi64x(s.hi);
+    auto in_64_bit_lanes = [&](__m256i product, __m256i r) {
+      const __m256i sum = _mm256_add_epi64(product, _mm256_sllv_epi64(one, _mm256_sub_epi64(r, one)));
+      // AVX2 has no 64-bit arithmetic shift: a logical one, with the sign's bits put back on top.
+      const __m256i sign = _mm256_cmpgt_epi64(zero, sum);
+      __m256i y = _mm256_or_si256(_mm256_srlv_epi64(sum, r), _mm256_sllv_epi64(sign, _mm256_sub_epi64(sixty_four, r)));
+      y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
+      return _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
+    };
+    const __m256i even_y = in_64_bit_lanes(even, _mm256_and_si256(right, _mm256_set1_epi64x(0xffffffff)));
+    const __m256i odd_y = in_64_bit_lanes(odd, _mm256_srli_epi64(right, 32));
+    return _mm256_add_epi32(_mm256_blend_epi32(even_y, _mm256_slli_epi64(odd_y, 32), 0xAA),
+                            _mm256_set1_epi32(s.zero_point));
   }
 };
 
@@ -305,6 +389,13 @@ struct Int8Dot {
   }
 };
 
+#endif
+
+#if !(XSIMD_WITH_AVX512BW && defined(__AVX512VNNI__))
+/// Elsewhere depthwise layers take a tap at a time, with Int8Dot's lane-wise operations.
+struct Int8DepthwiseQuads {
+  static constexpr bool available = false;
+};
 #endif
 
 }  // namespace KILN_NEON_ISA

@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cstddef>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,22 +46,39 @@ class Int8OutputStages {
   Int8OutputStages() = default;
   Int8OutputStages(const quantized::OutputStage& stage, std::size_t columns)
       : multiplier_(columns, 0),
-        right_shift_(columns, 31),
+        right_shift_(columns, high_halves_from),
+        high_rounding_(columns, 1),
+        high_shift_(columns, 1),
         lo_(std::int64_t{stage.lo()} - stage.zero_point()),
         hi_(std::int64_t{stage.hi()} - stage.zero_point()),
         zero_point_(stage.zero_point()) {}
 
   void set(std::size_t column, const Requantization& r) {
+    const std::int32_t right_shift = 31 - r.shift;
     multiplier_[column] = r.multiplier;
-    right_shift_[column] = 31 - r.shift;
+    right_shift_[column] = right_shift;
+    high_halves_ = high_halves_ && right_shift >= high_halves_from;
+    if (right_shift >= high_halves_from) {
+      high_rounding_[column] = std::int32_t{1} << (right_shift - high_halves_from);
+      high_shift_[column] = right_shift - 32;
+    }
   }
   /// The stage of the columns from `first` on.
   Int8OutputStage from(std::size_t first) const {
-    return {multiplier_.data() + first, right_shift_.data() + first, lo_, hi_, zero_point_};
+    return {multiplier_.data() + first,
+            right_shift_.data() + first,
+            high_rounding_.data() + first,
+            high_shift_.data() + first,
+            high_halves_,
+            lo_,
+            hi_,
+            zero_point_};
   }
 
  private:
-  std::vector<std::int32_t> multiplier_, right_shift_;
+  static constexpr std::int32_t high_halves_from = 33;
+  std::vector<std::int32_t> multiplier_, right_shift_, high_rounding_, high_shift_;
+  bool high_halves_ = true;
   std::int64_t lo_ = 0, hi_ = 0;
   std::int32_t zero_point_ = 0;
 };
@@ -187,6 +205,28 @@ inline constexpr std::array int8_tile_kernel_table{int8_tile_kernels<1>(std::mak
 
 }  // namespace detail
 
+/// Packs row m of A (from byte `column` of each tap on) as the kernel reads it: taps shifted to
+/// the instruction's domain, runs of taps next to each other in memory converted at once, padding
+/// taps holding the zero point, and K's last step filled with zeros (against zero weights).
+inline void pack_row(const Int8Rows& a, std::size_t m, std::size_t column, const PackedInt8Weights& b,
+                     std::size_t channels, Int8Dot::AValue* dst, std::size_t lda) {
+  Int8Dot::AValue* const end = dst + lda;
+  for (std::size_t t = 0; t < a.taps;) {
+    const std::uint8_t* src = a.row(m, t);
+    std::size_t run = 1;
+    if (src == nullptr) {
+      std::fill(dst, dst + channels, b.padding_value());
+    } else {
+      src += column;
+      while (t + run < a.taps && a.row(m, t + run) == a.row(m, t) + run * channels) ++run;
+      Int8Dot::convert(src, dst, run * channels, b.signed_input());
+    }
+    t += run;
+    dst += run * channels;
+  }
+  std::fill(dst, end, Int8Dot::AValue{0});
+}
+
 /// C[m x n] = the int8 layer of A's rows and B, for every group of packed weights, with row stride
 /// ldc (bytes), split over the context's threads: group g reads A from byte g * a_group_columns
 /// of each row on and writes C from column g * n on. `scratch` holds
@@ -205,28 +245,31 @@ inline void int8_gemm(Context& context, const Int8Rows& a, std::size_t m, const 
   const std::size_t panel_block = spread >= wanted ? panels : std::max<std::size_t>(1, panels * spread / wanted);
   const std::size_t panel_blocks = (panels + panel_block - 1) / panel_block;
   const std::size_t tasks = spread * panel_blocks, task_cost = int8_mr * panel_block * int8_nr * b.k() / 4;
+  // Rows that are already what the kernel reads (unsigned bytes where the instruction takes them,
+  // one tap, K whole steps) are read in place.
+  const bool direct =
+      std::is_same_v<AValue, std::uint8_t> && !b.signed_input() && a.offsets == nullptr && b.k() % Int8Dot::depth == 0;
   context.parallel_for(
       tasks,
       [&](std::size_t task, unsigned thread) {
         const std::size_t group = task / (row_tiles * panel_blocks), row_tile = task / panel_blocks % row_tiles,
                           block = task % panel_blocks;
         const std::size_t first_row = row_tile * int8_mr, rows = std::min(int8_mr, m - first_row);
-        auto* tile = reinterpret_cast<AValue*>(scratch.data() + thread * b.scratch_bytes_per_thread());
-        for (std::size_t r = 0; r < rows; ++r) {
-          AValue* dst = tile + r * lda;
-          for (std::size_t t = 0; t < a.taps; ++t, dst += channels) {
-            const std::uint8_t* src = a.row(first_row + r, t);
-            if (src != nullptr)
-              Int8Dot::convert(src + group * a_group_columns, dst, channels, b.signed_input());
-            else
-              std::fill(dst, dst + channels, b.padding_value());
-          }
-          std::fill(dst, tile + (r + 1) * lda, AValue{0});  // K's last step, against zero weights
+        const AValue* tile = nullptr;
+        std::size_t tile_stride = lda;
+        if (direct) {
+          tile = reinterpret_cast<const AValue*>(a.row(first_row, 0) + group * a_group_columns);
+          tile_stride = a.lda;
+        } else {
+          auto* packed = reinterpret_cast<AValue*>(scratch.data() + thread * b.scratch_bytes_per_thread());
+          for (std::size_t r = 0; r < rows; ++r)
+            pack_row(a, first_row + r, group * a_group_columns, b, channels, packed + r * lda, lda);
+          tile = packed;
         }
         for (std::size_t p = block * panel_block; p < std::min(panels, (block + 1) * panel_block); ++p) {
           const std::size_t columns = std::min(int8_nr, b.n() - p * int8_nr);
           kernels[columns > Int8Dot::lanes ? 1 : 0][rows - 1](
-              tile, lda, b.steps(), b.panel(group, p), b.bias(group, p), b.stage(group, p),
+              tile, tile_stride, b.steps(), b.panel(group, p), b.bias(group, p), b.stage(group, p),
               c + first_row * ldc + group * b.n() + p * int8_nr, ldc, columns);
         }
       },
