@@ -210,7 +210,7 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
 };
 
 /// int8 (decision 0014): the int8 GEMM, 1x1 stride 1 reading the input directly, other windows
-/// through window_offsets, whose padding taps read the input's zero point.
+/// through window_offsets merged into runs (Int8Windows), whose padding reads the zero point.
 template <DataType T>
 requires(quantized::is_activation_type(T)) struct Kernel<ops::Convolution2d, T>
     : Int8GemmKernel<ops::Convolution2d, Kernel<ops::Convolution2d, T>> {
@@ -223,18 +223,17 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::Convolution2d, T>
     const TensorShape& ws = info.inputs[1].shape;
     const bool pointwise =
         ws[1] == 1 && ws[2] == 1 && params_.stride == ops::Size2d{1, 1} && params_.padding == ops::Padding2d{};
-    if (!pointwise) {
-      taps_ = std::size_t{ws[1]} * ws[2];
-      offsets_ = window_offsets(info.inputs[0].shape, info.outputs[0].shape, ws[1], ws[2], params_.stride,
-                                params_.dilation, params_.padding);
-    }
+    if (!pointwise)
+      windows_ = Int8Windows(window_offsets(info.inputs[0].shape, info.outputs[0].shape, ws[1], ws[2], params_.stride,
+                                            params_.dilation, params_.padding),
+                             std::size_t{ws[1]} * ws[2], input_channels_ / params_.groups);
   }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
            std::span<std::byte> scratch) const {
     const TensorShape& ys = out[0].info.shape;
     const auto* x = static_cast<const std::uint8_t*>(in[0].data);
-    const Int8Rows rows = offsets_.empty() ? Int8Rows{x, input_channels_} : Int8Rows{x, 0, offsets_.data(), taps_};
+    const Int8Rows rows = windows_.runs.empty() ? Int8Rows{x, input_channels_} : windows_.rows(x);
     int8_gemm(context, rows, std::size_t{ys[0]} * ys[1] * ys[2], this->weights_,
               static_cast<std::uint8_t*>(out[0].data), ys[3], scratch, input_channels_ / params_.groups);
   }
@@ -242,8 +241,7 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::Convolution2d, T>
  private:
   ops::Convolution2d::Params params_;
   std::size_t input_channels_;
-  std::size_t taps_ = 1;
-  std::vector<std::ptrdiff_t> offsets_;  // one tap per kernel element; empty for 1x1 stride 1
+  Int8Windows windows_;  // the windows' runs of bytes; none for 1x1 stride 1
 };
 
 }  // namespace KILN_NEON_ISA

@@ -288,8 +288,9 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     });
   }
 
-  /// Output row oy, a block of Quads::block channels at a time: interior pixels four taps at a
-  /// time, border pixels a lane block at a time.
+  /// Output row oy, a block of Quads::block bytes at a time: interior pixels four taps at a time,
+  /// border pixels a lane block at a time. A block holds Quads::block channels of a pixel, or with
+  /// fewer channels at stride 1, quad_pixels_ whole pixels side by side (their taps are too).
   template <std::uint32_t K, std::uint32_t Stride, class Quads>
   void quad_row(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys, std::size_t oy,
                 InteriorColumns interior) const {
@@ -305,35 +306,41 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     auto border = [&](std::ptrdiff_t ox) {
       for (std::size_t s = c; s < c + count; s += lanes) border_pixel(x, y, xs, s, rows, ox);
     };
-    walk_row<K>(ys[2], interior, rows.ky0 == 0 && rows.ky1 == std::ptrdiff_t{K}, border, [&] {
-      const auto mask = Quads::mask(count);
-      const Int8OutputStage stage = quad_stages_.from(c);
-      const std::int8_t* weights = quad_weights_.data() + c / Quads::block * K * groups * Quads::vectors * Quads::block;
-      return [&, mask, stage, weights](std::ptrdiff_t ox) {
-        const std::uint8_t* window =
-            x + (rows.y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
-        typename Quads::Vector acc[Quads::vectors];
-        for (std::size_t v = 0; v < Quads::vectors; ++v) acc[v] = Quads::load(&quad_bias_[c + v * Quads::lanes]);
-        const std::int8_t* w = weights;
+    if (rows.ky0 != 0 || rows.ky1 != std::ptrdiff_t{K}) {
+      for (std::ptrdiff_t ox = 0; ox < ys[2]; ++ox) border(ox);
+      return;
+    }
+    const Int8OutputStage stage = quad_stages_.from(c);
+    const std::int8_t* weights = quad_weights_.data() + c / Quads::block * K * groups * Quads::vectors * Quads::block;
+    auto interior_block = [&](std::ptrdiff_t ox, std::size_t bytes) {
+      const auto mask = Quads::mask(bytes);
+      const std::uint8_t* window =
+          x + (rows.y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
+      typename Quads::Vector acc[Quads::vectors];
+      for (std::size_t v = 0; v < Quads::vectors; ++v) acc[v] = Quads::load(&quad_bias_[c + v * Quads::lanes]);
+      const std::int8_t* w = weights;
 #pragma GCC unroll 5
-        for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
+      for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
 #pragma GCC unroll 2
-          for (std::size_t g = 0; g < groups; ++g) {
-            typename Quads::Vector taps[Quads::taps], quads[Quads::vectors];
+        for (std::size_t g = 0; g < groups; ++g) {
+          typename Quads::Vector taps[Quads::taps], quads[Quads::vectors];
 #pragma GCC unroll 4
-            for (std::size_t t = 0; t < Quads::taps; ++t) {
-              // Taps past the window repeat its last one, against zero weights.
-              const std::ptrdiff_t kx = std::min<std::ptrdiff_t>(g * Quads::taps + t, K - 1);
-              taps[t] = Quads::load_tap(window + (ky * width + kx) * channels, mask, signed_input);
-            }
-            Quads::interleave(taps, quads);
-#pragma GCC unroll 4
-            for (std::size_t v = 0; v < Quads::vectors; ++v, w += Quads::block)
-              acc[v] = Quads::dot(acc[v], quads[v], w);
+          for (std::size_t t = 0; t < Quads::taps; ++t) {
+            // Taps past the window repeat its last one, against zero weights.
+            const std::ptrdiff_t kx = std::min<std::ptrdiff_t>(g * Quads::taps + t, K - 1);
+            taps[t] = Quads::load_tap(window + (ky * width + kx) * channels, mask, signed_input);
           }
-        Quads::store(acc, stage, y + ox * channels + c, count);
-      };
-    });
+          Quads::interleave(taps, quads);
+#pragma GCC unroll 4
+          for (std::size_t v = 0; v < Quads::vectors; ++v, w += Quads::block) acc[v] = Quads::dot(acc[v], quads[v], w);
+        }
+      Quads::store(acc, stage, y + ox * channels + c, bytes);
+    };
+    const std::ptrdiff_t pixels = std::ptrdiff_t(quad_pixels_);
+    for (std::ptrdiff_t ox = 0; ox < interior.begin; ++ox) border(ox);
+    for (std::ptrdiff_t ox = interior.begin; ox < interior.end; ox += pixels)
+      interior_block(ox, pixels == 1 ? count : std::size_t(std::min(pixels, interior.end - ox) * channels));
+    for (std::ptrdiff_t ox = interior.end; ox < ys[2]; ++ox) border(ox);
   }
 
   Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, const quantized::OutputStage& stage)
@@ -368,6 +375,8 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
   void lay_out_quads(const std::int8_t* w, std::size_t channels, const quantized::OutputStage& stage) {
     const std::size_t kh = kernel_.height, kw = kernel_.width;
     if (kh != kw || (kw != 3 && kw != 5)) return;  // with_unrolled_window's windows
+    if (params_.stride == ops::Size2d{1, 1} && channels < Quads::block && Quads::block % channels == 0)
+      quad_pixels_ = Quads::block / channels;
     const std::size_t groups = (kw + Quads::taps - 1) / Quads::taps, taps = Quads::taps;
     const std::size_t blocks = (channels + Quads::block - 1) / Quads::block;
     quad_weights_.assign(blocks * kh * groups * Quads::vectors * Quads::block, 0);
@@ -377,8 +386,10 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     for (std::size_t b = 0; b < blocks; ++b)
       for (std::size_t v = 0; v < Quads::vectors; ++v)
         for (std::size_t d = 0; d < Quads::lanes; ++d) {
-          const std::size_t lane = b * Quads::block + v * Quads::lanes + d, c = b * Quads::block + Quads::channel(v, d);
-          if (c >= channels) continue;
+          const std::size_t lane = b * Quads::block + v * Quads::lanes + d;
+          // A block's byte, the channel of a pixel it holds.
+          const std::size_t position = b * Quads::block + Quads::channel(v, d), c = position % channels;
+          if (position >= channels * quad_pixels_) continue;
           std::int64_t sum = 0;
           for (std::size_t ky = 0; ky < kh; ++ky)
             for (std::size_t kx = 0; kx < kw; ++kx) {
@@ -405,6 +416,7 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
   std::vector<std::int8_t> quad_weights_;
   std::vector<std::int32_t> quad_bias_;
   Int8OutputStages quad_stages_;
+  std::size_t quad_pixels_ = 1;  // pixels a block of quad_block holds
 };
 
 }  // namespace KILN_NEON_ISA

@@ -158,7 +158,7 @@ struct Int8DepthwiseQuads {
     const __m512i x = _mm512_maskz_loadu_epi8(m, p);
     return signed_input ? _mm512_xor_si512(x, _mm512_set1_epi8(static_cast<char>(0x80))) : x;
   }
-  static void interleave(const Vector (&t)[taps], Vector (&q)[vectors]) {
+  [[gnu::always_inline]] static void interleave(const Vector (&t)[taps], Vector (&q)[vectors]) {
     const __m512i lo01 = _mm512_unpacklo_epi8(t[0], t[1]), hi01 = _mm512_unpackhi_epi8(t[0], t[1]);
     const __m512i lo23 = _mm512_unpacklo_epi8(t[2], t[3]), hi23 = _mm512_unpackhi_epi8(t[2], t[3]);
     q[0] = _mm512_unpacklo_epi16(lo01, lo23);
@@ -172,8 +172,9 @@ struct Int8DepthwiseQuads {
     return _mm512_dpbusd_epi32(acc, quads, _mm512_loadu_si512(w));
   }
   /// Requantizes a block's accumulators (stage: from the block's first column, in quad order) and
-  /// stores its first `count` channels in channel order.
-  static void store(const Vector (&acc)[vectors], const Int8OutputStage& stage, std::uint8_t* out, std::size_t count) {
+  /// stores its first `count` channels in channel order. (Inlined, so that they stay in registers.)
+  [[gnu::always_inline]] static void store(const Vector (&acc)[vectors], const Int8OutputStage& stage,
+                                           std::uint8_t* out, std::size_t count) {
     __m128i b[vectors];
     for (std::size_t v = 0; v < vectors; ++v)
       b[v] = _mm512_cvtepi32_epi8(detail::Int8DotAvx512::requantize(acc[v], stage, v * lanes));

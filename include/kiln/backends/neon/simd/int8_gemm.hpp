@@ -23,20 +23,49 @@ inline namespace KILN_NEON_ISA {
 inline constexpr std::size_t int8_nr = 2 * Int8Dot::lanes;
 inline constexpr std::size_t int8_mr = Int8Dot::lanes >= 16 ? 14 : 6;
 
-/// The rows of A an int8 GEMM reads, as bytes: row m's tap t at base + offsets[m * taps + t], a
-/// negative offset being padding (which reads the input's zero point); with no offsets, row m at
-/// base + m * lda, one tap.
+/// A run of bytes of a row of A: `length` bytes at base + offset, or padding (offset < 0), which
+/// reads the input's zero point.
+struct Int8Run {
+  std::ptrdiff_t offset;
+  std::size_t length;
+};
+
+/// The rows of A an int8 GEMM reads, as bytes: row m is runs[first[m]] to runs[first[m + 1]] one
+/// after another; with no runs, row m at base + m * lda.
 struct Int8Rows {
   const std::uint8_t* base;
   std::size_t lda = 0;
-  const std::ptrdiff_t* offsets = nullptr;
-  std::size_t taps = 1;
+  const Int8Run* runs = nullptr;
+  const std::size_t* first = nullptr;
+};
 
-  const std::uint8_t* row(std::size_t m, std::size_t t) const noexcept {
-    if (offsets == nullptr) return base + m * lda;
-    const std::ptrdiff_t offset = offsets[m * taps + t];
-    return offset < 0 ? nullptr : base + offset;
+/// A convolution's windows as runs: window_offsets' `taps` offsets a pixel (-1 for padding) of
+/// `channels` bytes each, taps next to each other in memory (a kernel row, with one group) or both
+/// padding merged into one run.
+struct Int8Windows {
+  std::vector<Int8Run> runs;
+  std::vector<std::size_t> first;
+
+  Int8Windows() = default;
+  Int8Windows(std::span<const std::ptrdiff_t> offsets, std::size_t taps, std::size_t channels) {
+    const std::size_t pixels = offsets.size() / taps;
+    first.reserve(pixels + 1);
+    for (std::size_t m = 0; m < pixels; ++m) {
+      first.push_back(runs.size());
+      for (std::size_t t = 0; t < taps; ++t) {
+        const std::ptrdiff_t offset = offsets[m * taps + t];
+        Int8Run* last = runs.size() > first.back() ? &runs.back() : nullptr;
+        const bool joins =
+            last != nullptr && (last->offset < 0 ? offset < 0 : offset == last->offset + std::ptrdiff_t(last->length));
+        if (joins)
+          last->length += channels;
+        else
+          runs.push_back({offset < 0 ? -1 : offset, channels});
+      }
+    }
+    first.push_back(runs.size());
   }
+  Int8Rows rows(const std::uint8_t* base) const { return {base, 0, runs.data(), first.data()}; }
 };
 
 /// Each output column's stage as Int8OutputStage reads it, made at load: the multiplier and right
@@ -205,26 +234,26 @@ inline constexpr std::array int8_tile_kernel_table{int8_tile_kernels<1>(std::mak
 
 }  // namespace detail
 
-/// Packs row m of A (from byte `column` of each tap on) as the kernel reads it: taps shifted to
-/// the instruction's domain, runs of taps next to each other in memory converted at once, padding
-/// taps holding the zero point, and K's last step filled with zeros (against zero weights).
+/// Packs row m of A (from byte `column` of each run on) as the kernel reads it: shifted to the
+/// instruction's domain, padding holding the zero point, and K's last step filled with zeros
+/// (against zero weights).
 inline void pack_row(const Int8Rows& a, std::size_t m, std::size_t column, const PackedInt8Weights& b,
-                     std::size_t channels, Int8Dot::AValue* dst, std::size_t lda) {
+                     Int8Dot::AValue* dst, std::size_t lda) {
   Int8Dot::AValue* const end = dst + lda;
-  for (std::size_t t = 0; t < a.taps;) {
-    const std::uint8_t* src = a.row(m, t);
-    std::size_t run = 1;
-    if (src == nullptr) {
-      std::fill(dst, dst + channels, b.padding_value());
-    } else {
-      src += column;
-      while (t + run < a.taps && a.row(m, t + run) == a.row(m, t) + run * channels) ++run;
-      Int8Dot::convert(src, dst, run * channels, b.signed_input());
+  if (a.runs == nullptr) {
+    Int8Dot::convert(a.base + m * a.lda + column, dst, b.k(), b.signed_input());
+    dst += b.k();
+  } else {
+    for (std::size_t r = a.first[m]; r < a.first[m + 1]; ++r) {
+      const Int8Run run = a.runs[r];
+      if (run.offset < 0)
+        std::fill_n(dst, run.length, b.padding_value());
+      else
+        Int8Dot::convert(a.base + run.offset + column, dst, run.length, b.signed_input());
+      dst += run.length;
     }
-    t += run;
-    dst += run * channels;
   }
-  std::fill(dst, end, Int8Dot::AValue{0});
+  while (dst < end) *dst++ = 0;
 }
 
 /// C[m x n] = the int8 layer of A's rows and B, for every group of packed weights, with row stride
@@ -238,7 +267,7 @@ inline void int8_gemm(Context& context, const Int8Rows& a, std::size_t m, const 
                       std::size_t ldc, std::span<std::byte> scratch, std::size_t a_group_columns = 0) {
   static constexpr auto& kernels = detail::int8_tile_kernel_table;
   using AValue = Int8Dot::AValue;
-  const std::size_t lda = b.steps() * Int8Dot::depth, channels = b.k() / a.taps;
+  const std::size_t lda = b.steps() * Int8Dot::depth;
   assert(scratch.size() >= context.threads() * b.scratch_bytes_per_thread());
   const std::size_t row_tiles = (m + int8_mr - 1) / int8_mr, panels = b.panels();
   const std::size_t wanted = 4 * std::size_t{context.threads()}, spread = b.groups() * row_tiles;
@@ -248,7 +277,7 @@ inline void int8_gemm(Context& context, const Int8Rows& a, std::size_t m, const 
   // Rows that are already what the kernel reads (unsigned bytes where the instruction takes them,
   // one tap, K whole steps) are read in place.
   const bool direct =
-      std::is_same_v<AValue, std::uint8_t> && !b.signed_input() && a.offsets == nullptr && b.k() % Int8Dot::depth == 0;
+      std::is_same_v<AValue, std::uint8_t> && !b.signed_input() && a.runs == nullptr && b.k() % Int8Dot::depth == 0;
   context.parallel_for(
       tasks,
       [&](std::size_t task, unsigned thread) {
@@ -258,12 +287,12 @@ inline void int8_gemm(Context& context, const Int8Rows& a, std::size_t m, const 
         const AValue* tile = nullptr;
         std::size_t tile_stride = lda;
         if (direct) {
-          tile = reinterpret_cast<const AValue*>(a.row(first_row, 0) + group * a_group_columns);
+          tile = reinterpret_cast<const AValue*>(a.base + first_row * a.lda + group * a_group_columns);
           tile_stride = a.lda;
         } else {
           auto* packed = reinterpret_cast<AValue*>(scratch.data() + thread * b.scratch_bytes_per_thread());
           for (std::size_t r = 0; r < rows; ++r)
-            pack_row(a, first_row + r, group * a_group_columns, b, channels, packed + r * lda, lda);
+            pack_row(a, first_row + r, group * a_group_columns, b, packed + r * lda, lda);
           tile = packed;
         }
         for (std::size_t p = block * panel_block; p < std::min(panels, (block + 1) * panel_block); ++p) {
