@@ -6,6 +6,7 @@
 #include <array>
 
 #include "kiln/backends/neon/parallel.hpp"
+#include "kiln/backends/neon/simd/int8_dot.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 #include "kiln/backends/ref/ops/quantize.hpp"
 
@@ -27,13 +28,15 @@ struct Kernel<ops::Quantize, DataType::Float32> {
     const Vec lo(static_cast<float>(range.lo - zero_point)), hi(static_cast<float>(range.hi - zero_point));
     const float* x = floats(in[0]);
     auto* y = static_cast<std::uint8_t*>(out[0].data);
+    static_assert(lanes % Int8Dot::lanes == 0, "a float vector's results narrow in whole Int8Dot vectors");
     parallel_chunks(context, in[0].info.num_elements(), [&](std::size_t begin, std::size_t end) {
       std::size_t i = begin;
       for (alignas(64) std::array<std::int32_t, lanes> q; i + lanes <= end; i += lanes) {
         Vec v = Vec::load_unaligned(x + i) / Vec(scale);
         v = xsimd::min(xsimd::max(xsimd::select(xsimd::isnan(v), Vec(0.0f), v), lo), hi);
         (xsimd::nearbyint_as_int(v) + zero_point).store_aligned(q.data());
-        for (std::size_t lane = 0; lane < lanes; ++lane) y[i + lane] = static_cast<std::uint8_t>(q[lane]);
+        for (std::size_t lane = 0; lane < lanes; lane += Int8Dot::lanes)
+          Int8Dot::store_bytes(Int8Dot::load(q.data() + lane), y + i + lane, Int8Dot::lanes);
       }
       for (; i < end; ++i) y[i] = static_cast<std::uint8_t>(quantize(x[i], scale, zero_point, range));
     });

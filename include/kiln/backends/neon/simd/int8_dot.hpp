@@ -79,8 +79,11 @@ struct Int8DotAvx512 {
 
   /// Requantizes 16 columns and stores the first `count` (1..16) as bytes.
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
-    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << count) - 1),
-                         _mm512_cvtepi32_epi8(requantize(acc, s, column)));
+    store_bytes(requantize(acc, s, column), out, count);
+  }
+  /// Stores the low byte of the first `count` lanes.
+  static void store_bytes(Acc values, std::uint8_t* out, std::size_t count) {
+    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << count) - 1), _mm512_cvtepi32_epi8(values));
   }
   /// The 16 columns' outputs, one in each int32 lane. vpmuldq multiplies the low halves of 64-bit
   /// lanes: the even columns, and shifted down 32 bits, the odd ones.
@@ -247,7 +250,10 @@ struct Int8Dot {
 
   /// Requantizes 8 columns and stores the first `count` (1..8) as bytes.
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
-    const __m256i y = requantize(acc, s, column);
+    store_bytes(requantize(acc, s, column), out, count);
+  }
+  /// Stores the low byte of the first `count` lanes.
+  static void store_bytes(Acc y, std::uint8_t* out, std::size_t count) {
     // The low byte of each lane: bytes 0, 4, 8, 12 of each half, then the two halves' first words.
     const __m256i picked =
         _mm256_shuffle_epi8(y, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
@@ -387,6 +393,12 @@ struct Int8Dot {
     std::int32_t sums[lanes];
     to_array(acc, sums);
     for (std::size_t j = 0; j < count; ++j) out[j] = static_cast<std::uint8_t>(s.scalar(sums[j], column + j));
+  }
+  /// Stores the low byte of the first `count` lanes.
+  static void store_bytes(Acc values, std::uint8_t* out, std::size_t count) {
+    std::int32_t lane[lanes];
+    to_array(values, lane);
+    for (std::size_t j = 0; j < count; ++j) out[j] = static_cast<std::uint8_t>(lane[j]);
   }
 };
 
