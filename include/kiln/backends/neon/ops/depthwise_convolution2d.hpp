@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "kiln/backends/neon/simd/gemm.hpp"
@@ -288,59 +289,83 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     });
   }
 
-  /// Output row oy, a block of Quads::block bytes at a time: interior pixels four taps at a time,
-  /// border pixels a lane block at a time. A block holds Quads::block channels of a pixel, or with
-  /// fewer channels at stride 1, quad_pixels_ whole pixels side by side (their taps are too).
+  /// The taps of a window inside the input: rows [ky0, ky1), columns [kx0, kx1).
+  struct TapsInside {
+    std::ptrdiff_t ky0, ky1, kx0, kx1;
+  };
+
+  /// Output row oy with Int8DepthwiseQuads, in blocks of Quads::block output bytes, four taps at a
+  /// time. At stride 1 an output byte's taps sit at fixed distances from it, so the interior's
+  /// bytes run in blocks regardless of where pixels end, each block laid out for its phase (where
+  /// it starts within a pixel); at other strides, and for border pixels, a block is Quads::block
+  /// channels of one pixel, and a border pixel's taps outside the input read the zero point.
   template <std::uint32_t K, std::uint32_t Stride, class Quads>
   void quad_row(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys, std::size_t oy,
                 InteriorColumns interior) const {
-    for (std::size_t c = 0; c < xs[3]; c += Quads::block) quad_block<K, Stride, Quads>(x, y, xs, ys, c, oy, interior);
-  }
-  template <std::uint32_t K, std::uint32_t Stride, class Quads>
-  void quad_block(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys, std::size_t c,
-                  std::size_t oy, InteriorColumns interior) const {
-    constexpr std::size_t groups = (K + Quads::taps - 1) / Quads::taps;
-    const std::ptrdiff_t width = xs[2], channels = xs[3];
-    const std::size_t count = std::min<std::size_t>(Quads::block, xs[3] - c);
+    constexpr std::ptrdiff_t block = Quads::block;
+    const std::ptrdiff_t width = xs[2], channels = xs[3], row = width * channels;
     const WindowRows rows = window_rows(oy, xs[1]);
-    auto border = [&](std::ptrdiff_t ox) {
-      for (std::size_t s = c; s < c + count; s += lanes) border_pixel(x, y, xs, s, rows, ox);
+    // The input byte under output byte 0's first tap (for the taps inside the input).
+    const std::uint8_t* taps = x + (rows.y0 * width - std::ptrdiff_t{params_.padding.left}) * channels;
+    auto pixel = [&](std::ptrdiff_t ox) {
+      const std::ptrdiff_t x0 = ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left};
+      const TapsInside inside{rows.ky0, rows.ky1, first_tap(x0, 1), end_tap(x0, 1, K, width)};
+      for (std::ptrdiff_t c = 0; c < channels; c += block)
+        quad_block<K, Quads, true>(taps + ox * std::ptrdiff_t{Stride} * channels + c, y + ox * channels + c, row,
+                                   channels, layout_of_channel<Quads>(c), std::size_t(std::min(block, channels - c)),
+                                   inside);
     };
     if (rows.ky0 != 0 || rows.ky1 != std::ptrdiff_t{K}) {
-      for (std::ptrdiff_t ox = 0; ox < ys[2]; ++ox) border(ox);
+      for (std::ptrdiff_t ox = 0; ox < ys[2]; ++ox) pixel(ox);
       return;
     }
-    const Int8OutputStage stage = quad_stages_.from(c);
-    const std::int8_t* weights = quad_weights_.data() + c / Quads::block * K * groups * Quads::vectors * Quads::block;
-    auto interior_block = [&](std::ptrdiff_t ox, std::size_t bytes) {
-      const auto mask = Quads::mask(bytes);
-      const std::uint8_t* window =
-          x + (rows.y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
-      typename Quads::Vector acc[Quads::vectors];
-      for (std::size_t v = 0; v < Quads::vectors; ++v) acc[v] = Quads::load(&quad_bias_[c + v * Quads::lanes]);
-      const std::int8_t* w = weights;
+    for (std::ptrdiff_t ox = 0; ox < interior.begin; ++ox) pixel(ox);
+    for (std::ptrdiff_t ox = interior.end; ox < ys[2]; ++ox) pixel(ox);
+    if (quad_phases_ == 0) {
+      for (std::ptrdiff_t ox = interior.begin; ox < interior.end; ++ox) pixel(ox);
+      return;
+    }
+    const std::ptrdiff_t end = interior.end * channels;
+    for (std::ptrdiff_t p = interior.begin * channels, b = 0; p < end; p += block, ++b)
+      quad_block<K, Quads, false>(taps + p, y + p, row, channels, std::size_t(b) % quad_phases_,
+                                  std::size_t(std::min(block, end - p)), {});
+  }
+  /// The layout of the block of a pixel's channels from c on.
+  template <class Quads>
+  std::size_t layout_of_channel(std::size_t c) const {
+    return quad_phases_ > 0 ? c / Quads::block % quad_phases_ : c / Quads::block;
+  }
+
+  /// `bytes` output bytes from `out` on, with quad layout `layout`: tap (ky, kx) of the first at
+  /// taps + ky x row + kx x pixel, the others' following it; with Border, only the taps `inside`.
+  template <std::uint32_t K, class Quads, bool Border>
+  void quad_block(const std::uint8_t* taps, std::uint8_t* out, std::ptrdiff_t row, std::ptrdiff_t pixel,
+                  std::size_t layout, std::size_t bytes, const TapsInside& inside) const {
+    constexpr std::size_t groups = (K + Quads::taps - 1) / Quads::taps;
+    const auto mask = Quads::mask(bytes);
+    typename Quads::Vector acc[Quads::vectors];
+    for (std::size_t v = 0; v < Quads::vectors; ++v)
+      acc[v] = Quads::load(&quad_bias_[layout * Quads::block + v * Quads::lanes]);
+    const std::int8_t* w = quad_weights_.data() + layout * K * groups * Quads::vectors * Quads::block;
 #pragma GCC unroll 5
-      for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
+    for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
 #pragma GCC unroll 2
-        for (std::size_t g = 0; g < groups; ++g) {
-          typename Quads::Vector taps[Quads::taps], quads[Quads::vectors];
+      for (std::size_t g = 0; g < groups; ++g) {
+        typename Quads::Vector tap[Quads::taps], quads[Quads::vectors];
 #pragma GCC unroll 4
-          for (std::size_t t = 0; t < Quads::taps; ++t) {
-            // Taps past the window repeat its last one, against zero weights.
-            const std::ptrdiff_t kx = std::min<std::ptrdiff_t>(g * Quads::taps + t, K - 1);
-            taps[t] = Quads::load_tap(window + (ky * width + kx) * channels, mask, signed_input);
-          }
-          Quads::interleave(taps, quads);
-#pragma GCC unroll 4
-          for (std::size_t v = 0; v < Quads::vectors; ++v, w += Quads::block) acc[v] = Quads::dot(acc[v], quads[v], w);
+        for (std::size_t t = 0; t < Quads::taps; ++t) {
+          // Taps past the window repeat its last one, against zero weights.
+          const std::ptrdiff_t kx = std::min<std::ptrdiff_t>(g * Quads::taps + t, K - 1);
+          if (!Border || (ky >= inside.ky0 && ky < inside.ky1 && kx >= inside.kx0 && kx < inside.kx1))
+            tap[t] = Quads::load_tap(taps + ky * row + kx * pixel, mask, signed_input);
+          else
+            tap[t] = Quads::splat(quad_padding_);
         }
-      Quads::store(acc, stage, y + ox * channels + c, bytes);
-    };
-    const std::ptrdiff_t pixels = std::ptrdiff_t(quad_pixels_);
-    for (std::ptrdiff_t ox = 0; ox < interior.begin; ++ox) border(ox);
-    for (std::ptrdiff_t ox = interior.begin; ox < interior.end; ox += pixels)
-      interior_block(ox, pixels == 1 ? count : std::size_t(std::min(pixels, interior.end - ox) * channels));
-    for (std::ptrdiff_t ox = interior.end; ox < ys[2]; ++ox) border(ox);
+        Quads::interleave(tap, quads);
+#pragma GCC unroll 4
+        for (std::size_t v = 0; v < Quads::vectors; ++v, w += Quads::block) acc[v] = Quads::dot(acc[v], quads[v], w);
+      }
+    Quads::store(acc, quad_stages_.from(layout * Quads::block), out, bytes);
   }
 
   Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, const quantized::OutputStage& stage)
@@ -369,27 +394,29 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     if constexpr (Int8DepthwiseQuads::available) lay_out_quads<Int8DepthwiseQuads>(w, channels, stage);
   }
 
-  /// The weights, folded biases and stages of quad_block, for the unrolled windows: per block of
-  /// channels, kernel row and group of taps, Quads::vectors vectors of each lane's taps.
+  /// The weights, folded biases and stages of quad_block, for the unrolled windows: per layout
+  /// block, kernel row and group of taps, Quads::vectors vectors of each lane's taps. A block is
+  /// Quads::block consecutive channels, or at stride 1 Quads::block consecutive bytes of a row
+  /// starting at a multiple of Quads::block: C / gcd(C, Quads::block) phases.
   template <class Quads>
   void lay_out_quads(const std::int8_t* w, std::size_t channels, const quantized::OutputStage& stage) {
     const std::size_t kh = kernel_.height, kw = kernel_.width;
     if (kh != kw || (kw != 3 && kw != 5)) return;  // with_unrolled_window's windows
-    if (params_.stride == ops::Size2d{1, 1} && channels < Quads::block && Quads::block % channels == 0)
-      quad_pixels_ = Quads::block / channels;
+    const bool flat = params_.stride == ops::Size2d{1, 1};
+    if (flat) quad_phases_ = channels / std::gcd(channels, Quads::block);
     const std::size_t groups = (kw + Quads::taps - 1) / Quads::taps, taps = Quads::taps;
-    const std::size_t blocks = (channels + Quads::block - 1) / Quads::block;
+    const std::size_t blocks = flat ? quad_phases_ : (channels + Quads::block - 1) / Quads::block;
     quad_weights_.assign(blocks * kh * groups * Quads::vectors * Quads::block, 0);
     quad_bias_.assign(blocks * Quads::block, 0);
     quad_stages_ = Int8OutputStages(stage, blocks * Quads::block);
     const std::int64_t offset = zero_point_ + Int8Dot::offset(signed_input);
+    quad_padding_ = static_cast<std::uint8_t>(offset);
     for (std::size_t b = 0; b < blocks; ++b)
       for (std::size_t v = 0; v < Quads::vectors; ++v)
         for (std::size_t d = 0; d < Quads::lanes; ++d) {
           const std::size_t lane = b * Quads::block + v * Quads::lanes + d;
-          // A block's byte, the channel of a pixel it holds.
           const std::size_t position = b * Quads::block + Quads::channel(v, d), c = position % channels;
-          if (position >= channels * quad_pixels_) continue;
+          if (!flat && position >= channels) continue;
           std::int64_t sum = 0;
           for (std::size_t ky = 0; ky < kh; ++ky)
             for (std::size_t kx = 0; kx < kw; ++kx) {
@@ -416,7 +443,8 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
   std::vector<std::int8_t> quad_weights_;
   std::vector<std::int32_t> quad_bias_;
   Int8OutputStages quad_stages_;
-  std::size_t quad_pixels_ = 1;  // pixels a block of quad_block holds
+  std::size_t quad_phases_ = 0;    // at stride 1, the layouts of blocks of a row's bytes; else 0
+  std::uint8_t quad_padding_ = 0;  // what a tap outside the input reads: the zero point, as quad_block's byte
 };
 
 }  // namespace KILN_NEON_ISA

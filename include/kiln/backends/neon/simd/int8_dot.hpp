@@ -161,6 +161,7 @@ struct Int8DepthwiseQuads {
     const __m512i x = _mm512_maskz_loadu_epi8(m, p);
     return signed_input ? _mm512_xor_si512(x, _mm512_set1_epi8(static_cast<char>(0x80))) : x;
   }
+  static Vector splat(std::uint8_t byte) { return _mm512_set1_epi8(static_cast<char>(byte)); }
   [[gnu::always_inline]] static void interleave(const Vector (&t)[taps], Vector (&q)[vectors]) {
     const __m512i lo01 = _mm512_unpacklo_epi8(t[0], t[1]), hi01 = _mm512_unpackhi_epi8(t[0], t[1]);
     const __m512i lo23 = _mm512_unpacklo_epi8(t[2], t[3]), hi23 = _mm512_unpackhi_epi8(t[2], t[3]);
