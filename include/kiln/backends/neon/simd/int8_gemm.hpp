@@ -212,13 +212,15 @@ void int8_tile(const Int8Dot::AValue* a, std::size_t lda, std::size_t steps, con
       for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = Int8Dot::madd(acc[r][v], ar, bv[v]);
     }
   }
-  // Unrolled like the loops above, so that the accumulators stay in registers.
+  // Unrolled like the loops above, so that the accumulators stay in registers. The stage is copied:
+  // the byte stores could alias the caller's, which would be read again after each.
+  const Int8OutputStage own_stage = stage;
 #pragma GCC unroll 16
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 2
     for (std::size_t v = 0; v < Vectors; ++v)
       if (columns > v * lanes)
-        Int8Dot::store(acc[r][v], stage, v * lanes, c + r * ldc + v * lanes, std::min(lanes, columns - v * lanes));
+        Int8Dot::store(acc[r][v], own_stage, v * lanes, c + r * ldc + v * lanes, std::min(lanes, columns - v * lanes));
 }
 
 template <std::size_t Vectors, std::size_t... Rows>
