@@ -123,13 +123,10 @@ TEMPLATE_LIST_TEST_CASE("Pooling2d in int8, max of one quantization in and out, 
   check_int8_pooling_against_ref<TestType>(ops::PoolingKind::Max, [](const QuantizationInfo& q) { return q; });
 }
 
-// NeonBackend runs int8 max pooling of one quantization only (the rest runs on CpuRef).
-#if KILN_TEST_CL
-TEST_CASE("Pooling2d in int8, averages and rescaled maxima, is bit-exact with RefBackend on ClBackend",
-          "[ops][pooling2d][int8]") {
+TEMPLATE_LIST_TEST_CASE("Pooling2d in int8, averages and rescaled maxima, is bit-exact with RefBackend",
+                        "[ops][pooling2d][int8]", accelerated_backends) {
   const auto rescaled = [](const QuantizationInfo& q) { return QuantizationInfo{{q.scales[0] * 0.7f}, 3, {}}; };
-  check_int8_pooling_against_ref<ClBackend>(ops::PoolingKind::Max, rescaled);
-  check_int8_pooling_against_ref<ClBackend>(ops::PoolingKind::Average, [](const QuantizationInfo& q) { return q; });
-  check_int8_pooling_against_ref<ClBackend>(ops::PoolingKind::Average, rescaled);
+  check_int8_pooling_against_ref<TestType>(ops::PoolingKind::Max, rescaled);
+  check_int8_pooling_against_ref<TestType>(ops::PoolingKind::Average, [](const QuantizationInfo& q) { return q; });
+  check_int8_pooling_against_ref<TestType>(ops::PoolingKind::Average, rescaled);
 }
-#endif

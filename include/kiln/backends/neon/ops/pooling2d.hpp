@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon Pooling2d: max and average over windows, channels in vectors, output rows split over threads;
-// int8 max pooling on bytes.
+// int8 max pooling on bytes, averages and rescaled maxima a channel per int32 lane.
 #pragma once
 
 #include <algorithm>
 #include <limits>
 
 #include "kiln/backends/neon/parallel.hpp"
+#include "kiln/backends/neon/simd/int8_gemm.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 #include "kiln/backends/quantized_pooling.hpp"
 
@@ -84,31 +85,64 @@ struct Kernel<ops::Pooling2d, DataType::Float32> : Float32Kernel<ops::Pooling2d>
   }
 };
 
-/// int8 max pooling of one scale and zero point in and out: the output stage's multiplier is
-/// exactly 1 (quantized::PoolingStage), so the output is the window's largest byte, a vector of
-/// channels at a time. Averages and rescaling maxima run on RefBackend.
+/// int8 (decision 0014, quantized::PoolingStage). A max of one scale and zero point in and out is
+/// the window's largest byte (the stage's multiplier is exactly 1), a byte vector of channels at a
+/// time. Averages and rescaled maxima work a channel per int32 lane: the window's sum of x less
+/// (positions inside) x zx, or its max less zx, then Int8Dot's output stage with the multiplier of
+/// the window's divisor (a stage per divisor, made at load: at most max_divisors of them).
 template <DataType T>
 requires(quantized::is_activation_type(T)) struct Kernel<ops::Pooling2d, T> {
-  /// Needs none of quantized::check_pooling's bounds: a max sums nothing and its multiplier is 1.
+  static constexpr std::uint64_t max_divisors = 64;
   static Status is_supported(const WorkloadInfo<ops::Pooling2d>& info) {
-    const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
-    if (auto s = quantized::require_activation(x, "input"); !s) return s;
-    if (info.params.kind != ops::PoolingKind::Max || x.type != y.type || x.quantization != y.quantization)
-      return Status::error(ErrorCode::Unsupported, "runs int8 max pooling of one type and quantisation in and out; ",
-                           x.to_string(), " in, ", y.to_string(), " out (averages and rescaling run on CpuRef)");
+    if (bytes_only(info)) return Status::ok();
+    if (auto s = quantized::check_pooling(info); !s) return s;
+    const quantized::PoolingDivisors d = quantized::PoolingDivisors::of(info.params, info.inputs[0].shape);
+    if (d.last - d.first >= max_divisors)
+      return Status::error(ErrorCode::Unsupported, "runs int8 averages of windows of at most ", max_divisors,
+                           " positions (or global ones); this one has ", d.last, " (it runs on CpuRef)");
     return Status::ok();
   }
-  static Expected<Kernel> create(const WorkloadInfo<ops::Pooling2d>& info, Context&) { return Kernel{info.params}; }
+  static Expected<Kernel> create(const WorkloadInfo<ops::Pooling2d>& info, Context&) {
+    Kernel kernel{info.params, info.inputs[0].quantization.offset, 0, {}};
+    if (bytes_only(info)) return kernel;
+    auto stage = quantized::PoolingStage::make(info);
+    if (!stage) return stage.status();
+    kernel.first_divisor = stage->divisors().first;
+    for (const Requantization& m : stage->multipliers()) {
+      Int8OutputStages& s = kernel.stages.emplace_back(stage->lo(), stage->hi(), stage->zero_point(), Int8Dot::lanes);
+      for (std::size_t column = 0; column < Int8Dot::lanes; ++column) s.set(column, m);
+    }
+    return kernel;
+  }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    if (stages.empty())
+      largest_bytes(in[0], out[0], context);
+    else
+      rescaled(in[0], out[0], context);
+  }
+
+  ops::Pooling2d::Params params;
+  std::int32_t input_zero_point;
+  std::uint64_t first_divisor;
+  std::vector<Int8OutputStages> stages;  // by divisor from first_divisor on; none for bytes_only
+
+ private:
+  static bool bytes_only(const WorkloadInfo<ops::Pooling2d>& info) {
+    const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
+    return info.params.kind == ops::PoolingKind::Max && x.type == y.type && x.quantization == y.quantization &&
+           quantized::require_activation(x, "input");
+  }
+
+  void largest_bytes(const ConstTensor& in, const Tensor& out, Context& context) const {
     using Element = element_type_t<T>;
     using Bytes = xsimd::batch<Element>;
     constexpr std::ptrdiff_t byte_lanes = Bytes::size;
-    const TensorShape& xs = in[0].info.shape;
+    const TensorShape& xs = in.info.shape;
     const std::ptrdiff_t width = xs[2], channels = xs[3];
-    for_each_window(params, xs, out[0].info.shape, context, [&](std::size_t pixel, const PoolingWindow& w) {
-      const auto* x = static_cast<const Element*>(in[0].data) + w.n * xs[1] * width * channels;
-      auto* y = static_cast<Element*>(out[0].data) + pixel * channels;
+    for_each_window(params, xs, out.info.shape, context, [&](std::size_t pixel, const PoolingWindow& w) {
+      const auto* x = static_cast<const Element*>(in.data) + w.n * xs[1] * width * channels;
+      auto* y = static_cast<Element*>(out.data) + pixel * channels;
       std::ptrdiff_t c = 0;
       for (; c + byte_lanes <= channels; c += byte_lanes) {
         Bytes acc(std::numeric_limits<Element>::lowest());
@@ -126,7 +160,29 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::Pooling2d, T> {
     });
   }
 
-  ops::Pooling2d::Params params;
+  void rescaled(const ConstTensor& in, const Tensor& out, Context& context) const {
+    constexpr bool signed_input = T == DataType::QAsymmS8;
+    const bool max = params.kind == ops::PoolingKind::Max;
+    const TensorShape& xs = in.info.shape;
+    const std::ptrdiff_t width = xs[2], channels = xs[3];
+    for_each_window(params, xs, out.info.shape, context, [&](std::size_t pixel, const PoolingWindow& w) {
+      const auto* x = static_cast<const std::uint8_t*>(in.data) + w.n * xs[1] * width * channels;
+      auto* y = static_cast<std::uint8_t*>(out.data) + pixel * channels;
+      const Int8OutputStage stage = stages[max ? 0 : w.divisor - first_divisor].from(0);
+      const std::int32_t inside = static_cast<std::int32_t>((w.iy1 - w.iy0) * (w.ix1 - w.ix0));
+      const auto zero_points = Int8Dot::splat(max ? input_zero_point : inside * input_zero_point);
+      for (std::ptrdiff_t c = 0; c < channels; c += Int8Dot::lanes) {
+        const std::size_t count = std::min<std::size_t>(Int8Dot::lanes, channels - c);
+        auto acc = Int8Dot::splat(max ? std::numeric_limits<std::int32_t>::min() : 0);
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix) {
+            const auto v = Int8Dot::widen(x + (iy * width + ix) * channels + c, count, signed_input);
+            acc = max ? Int8Dot::max(acc, v) : Int8Dot::add(acc, v);
+          }
+        Int8Dot::store(Int8Dot::subtract(acc, zero_points), stage, 0, y + c, count);
+      }
+    });
+  }
 };
 
 }  // namespace KILN_NEON_ISA

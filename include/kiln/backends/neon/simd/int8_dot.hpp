@@ -48,8 +48,8 @@ struct Int8OutputStage {
 /// int32 lanes. A micro-kernel holds `lanes` columns per accumulator vector and adds `depth`
 /// products per lane per step; the activations are packed (convert) as AValue, shifted by
 /// offset(signed) so that the instruction takes them, and the weights as BValue. Kernels that
-/// work one channel a lane (depthwise) use the lane-wise int32 operations: widen (up to `lanes`
-/// bytes), splat, subtract, multiply_add.
+/// work one channel a lane (depthwise, pooling) use the lane-wise int32 operations: widen (up to
+/// `lanes` bytes), splat, add, subtract, max, multiply_add.
 ///
 /// - AVX512-VNNI: vpdpbusd, 4 unsigned x signed byte products a lane; signed activations are
 ///   flipped to unsigned (x + 128).
@@ -123,6 +123,8 @@ struct Int8DotAvx512 {
   }
   static Acc splat(std::int32_t v) { return _mm512_set1_epi32(v); }
   static Acc subtract(Acc a, Acc b) { return _mm512_sub_epi32(a, b); }
+  static Acc add(Acc a, Acc b) { return _mm512_add_epi32(a, b); }
+  static Acc max(Acc a, Acc b) { return _mm512_max_epi32(a, b); }
   static Acc multiply_add(Acc acc, Acc a, Acc b) { return _mm512_add_epi32(acc, _mm512_mullo_epi32(a, b)); }
 };
 }  // namespace detail
@@ -238,6 +240,8 @@ struct Int8Dot {
   }
   static Acc splat(std::int32_t v) { return _mm256_set1_epi32(v); }
   static Acc subtract(Acc a, Acc b) { return _mm256_sub_epi32(a, b); }
+  static Acc add(Acc a, Acc b) { return _mm256_add_epi32(a, b); }
+  static Acc max(Acc a, Acc b) { return _mm256_max_epi32(a, b); }
   static Acc multiply_add(Acc acc, Acc a, Acc b) { return _mm256_add_epi32(acc, _mm256_mullo_epi32(a, b)); }
   static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
     std::size_t i = 0;
@@ -335,6 +339,11 @@ struct Int8Dot {
   }
   static Acc splat(std::int32_t v) { return _mm_set1_epi32(v); }
   static Acc subtract(Acc a, Acc b) { return _mm_sub_epi32(a, b); }
+  static Acc add(Acc a, Acc b) { return _mm_add_epi32(a, b); }
+  static Acc max(Acc a, Acc b) {  // pmaxsd is SSE4.1
+    const __m128i a_larger = _mm_cmpgt_epi32(a, b);
+    return _mm_or_si128(_mm_and_si128(a_larger, a), _mm_andnot_si128(a_larger, b));
+  }
   /// acc + a x b in each lane: the low 32 bits of the unsigned products of the even and odd lanes,
   /// which are those of the signed ones (SSE2 has no pmulld).
   static Acc multiply_add(Acc acc, Acc a, Acc b) {
@@ -378,6 +387,14 @@ struct Int8Dot {
   }
   static Acc subtract(Acc a, Acc b) {
     for (std::size_t l = 0; l < lanes; ++l) a.lane[l] -= b.lane[l];  // differences of bytes
+    return a;
+  }
+  static Acc add(Acc a, Acc b) {
+    for (std::size_t l = 0; l < lanes; ++l) a.lane[l] += b.lane[l];  // sums of bytes, bounded by the caller
+    return a;
+  }
+  static Acc max(Acc a, Acc b) {
+    for (std::size_t l = 0; l < lanes; ++l) a.lane[l] = std::max(a.lane[l], b.lane[l]);
     return a;
   }
   static Acc multiply_add(Acc acc, Acc a, Acc b) {

@@ -74,13 +74,16 @@ class Int8OutputStages {
  public:
   Int8OutputStages() = default;
   Int8OutputStages(const quantized::OutputStage& stage, std::size_t columns)
+      : Int8OutputStages(stage.lo(), stage.hi(), stage.zero_point(), columns) {}
+  /// Outputs in [lo, hi] with `zero_point`.
+  Int8OutputStages(std::int32_t lo, std::int32_t hi, std::int32_t zero_point, std::size_t columns)
       : multiplier_(columns, 0),
         right_shift_(columns, high_halves_from),
         high_rounding_(columns, 1),
         high_shift_(columns, 1),
-        lo_(std::int64_t{stage.lo()} - stage.zero_point()),
-        hi_(std::int64_t{stage.hi()} - stage.zero_point()),
-        zero_point_(stage.zero_point()) {}
+        lo_(std::int64_t{lo} - zero_point),
+        hi_(std::int64_t{hi} - zero_point),
+        zero_point_(zero_point) {}
 
   void set(std::size_t column, const Requantization& r) {
     const std::int32_t right_shift = 31 - r.shift;
