@@ -27,7 +27,6 @@ kiln). Writes bench CSV rows (case, variant, kiln_value, anchor, anchor_value, u
 being anchor / kiln (above 1: kiln's int8 is faster or smaller).
 """
 import argparse
-import csv
 import logging
 import os
 import re
@@ -42,7 +41,7 @@ import onnxruntime as ort
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_models import measure  # noqa: E402
+from bench_models import measure, write_csv  # noqa: E402
 
 EVAL = re.compile(r"^neon\s+\S+\s+(?P<agreement>[\d.]+)%\s+(?P<diff>[\d.e+-]+)", re.M)
 PLAN = re.compile(r"arena (?P<arena>\d+) B.*constants (?P<constants>\d+) B, and (?P<packed>\d+) B more")
@@ -180,12 +179,7 @@ def main():
     print(f"\n| model | threads | kiln int8 ms | kiln Float32 ms | Float32 / int8 | ORT {ort.__version__} int8 ms | "
           f"ORT / kiln |\n| --- | --- | --- | --- | --- | --- | --- |")
     print("\n".join(speed_lines))
-    with open(args.csv, "w", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(["case", "variant", "kiln_value", "anchor", "anchor_value", "unit", "ratio"])
-        for case, variant, value, anchor, anchor_value, unit, ratio in rows:
-            writer.writerow([case, variant, f"{value:g}", anchor, f"{anchor_value:g}", unit, f"{ratio:g}"])
-    print(f"wrote {args.csv}")
+    write_csv(args.csv, rows)
     return 1 if failures else 0
 
 

@@ -44,6 +44,16 @@ def measure(command):
     return figures
 
 
+def write_csv(path, rows):
+    """Writes bench CSV rows (case, variant, kiln_value, anchor, anchor_value, unit, ratio)."""
+    with open(path, "w", newline="") as out:  # the csv module quotes "latency median, 1 thread"
+        writer = csv.writer(out)
+        writer.writerow(["case", "variant", "kiln_value", "anchor", "anchor_value", "unit", "ratio"])
+        for case, variant, kiln, anchor, anchor_value, unit, ratio in rows:
+            writer.writerow([case, variant, f"{kiln:g}", anchor, f"{anchor_value:g}", unit, f"{ratio:g}"])
+    print(f"wrote {path}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kiln", required=True, help="the kiln tool (build/tools/kiln/kiln)")
@@ -114,12 +124,7 @@ def main():
         mean = math.exp(sum(math.log(v) for v in values) / len(values))
         print(f"  {key:<6} {t} thread{'s' if t > 1 else ' '}: {mean:.3f} over {len(values)} models, "
               f"worst {min(values):.3f}")
-    with open(args.csv, "w", newline="") as out:  # the csv module quotes "latency median, 1 thread"
-        writer = csv.writer(out)
-        writer.writerow(["case", "variant", "kiln_value", "anchor", "anchor_value", "unit", "ratio"])
-        for case, variant, kiln, anchor, anchor_value, unit, ratio in rows:
-            writer.writerow([case, variant, f"{kiln:g}", anchor, f"{anchor_value:g}", unit, f"{ratio:g}"])
-    print(f"wrote {args.csv}")
+    write_csv(args.csv, rows)
     return 1 if failures else 0
 
 
