@@ -126,7 +126,8 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d in int8 is bit-exact with RefBac
        255,
        true},
       {{1, 4, 4, 33}, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmS8, -128, 127, false},
-      // Wide rows and blocks of 64 channels and a part (AVX512-VNNI's four taps at a time).
+      // Wide rows and blocks of 64 channels and a part (AVX512-VNNI's four taps at a time; 100
+      // channels have too many phases for byte blocks at stride 1).
       {{1, 6, 11, 100}, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmS8, -128, 17, true},
       {{1, 10, 9, 65}, 3, 3, {.padding = {0, 1, 0, 1}, .stride = {2, 2}}, DataType::QAsymmU8, 3, 250, true},
       {{1, 7, 10, 64},
@@ -149,6 +150,7 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d in int8 is bit-exact with RefBac
        true},
       {{1, 5, 17, 8}, 3, 3, {.padding = {0, 1, 1, 0}}, DataType::QAsymmS8, 11, 0, false},
       {{1, 5, 10, 24}, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmU8, 200, 30, true},
+      {{1, 4, 9, 144}, 3, 3, {.padding = {1, 1, 1, 1}}, DataType::QAsymmS8, 5, 5, true},  // 9 phases
       {{1, 9, 13, 130},
        5,
        5,

@@ -397,13 +397,15 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
   /// The weights, folded biases and stages of quad_block, for the unrolled windows: per layout
   /// block, kernel row and group of taps, Quads::vectors vectors of each lane's taps. A block is
   /// Quads::block consecutive channels, or at stride 1 Quads::block consecutive bytes of a row
-  /// starting at a multiple of Quads::block: C / gcd(C, Quads::block) phases.
+  /// starting at a multiple of Quads::block: C / gcd(C, Quads::block) phases, up to max_quad_phases.
   template <class Quads>
   void lay_out_quads(const std::int8_t* w, std::size_t channels, const quantized::OutputStage& stage) {
     const std::size_t kh = kernel_.height, kw = kernel_.width;
     if (kh != kw || (kw != 3 && kw != 5)) return;  // with_unrolled_window's windows
-    const bool flat = params_.stride == ops::Size2d{1, 1};
-    if (flat) quad_phases_ = channels / std::gcd(channels, Quads::block);
+    // Channel counts with many phases (an odd count has C) would take C layouts: channel blocks.
+    const std::size_t phases = channels / std::gcd(channels, Quads::block);
+    const bool flat = params_.stride == ops::Size2d{1, 1} && phases <= max_quad_phases;
+    if (flat) quad_phases_ = phases;
     const std::size_t groups = (kw + Quads::taps - 1) / Quads::taps, taps = Quads::taps;
     const std::size_t blocks = flat ? quad_phases_ : (channels + Quads::block - 1) / Quads::block;
     quad_weights_.assign(blocks * kh * groups * Quads::vectors * Quads::block, 0);
@@ -443,8 +445,11 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
   std::vector<std::int8_t> quad_weights_;
   std::vector<std::int32_t> quad_bias_;
   Int8OutputStages quad_stages_;
-  std::size_t quad_phases_ = 0;    // at stride 1, the layouts of blocks of a row's bytes; else 0
-  std::uint8_t quad_padding_ = 0;  // what a tap outside the input reads: the zero point, as quad_block's byte
+  static constexpr std::size_t max_quad_phases = 16;  // 960 channels take 15
+  // At stride 1, the layouts of blocks of a row's bytes; else 0.
+  std::size_t quad_phases_ = 0;
+  // What a tap outside the input reads: the zero point, as quad_block's byte.
+  std::uint8_t quad_padding_ = 0;
 };
 
 }  // namespace KILN_NEON_ISA
