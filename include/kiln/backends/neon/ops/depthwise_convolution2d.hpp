@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "kiln/backends/neon/simd/gemm.hpp"
@@ -34,18 +35,24 @@ inline InteriorColumns interior_columns(std::ptrdiff_t width, std::ptrdiff_t out
   return {std::min(begin, end), end};
 }
 
-/// Calls f.template operator()<K, Stride>() with the window the kernels unroll: 3x3 or 5x5 with
-/// stride 1 or 2 and no dilation; K = 0 for any other window, read at run time.
-template <class F>
-void with_unrolled_window(const ops::Size2d& kernel, const ops::DepthwiseConvolution2d::Params& p, F&& f) {
+/// The window the kernels unroll: 3 or 5 for a 3x3 or 5x5 window with stride 1 or 2 and no
+/// dilation; 0 for any other window, read at run time.
+inline std::uint32_t unrolled_window(const ops::Size2d& kernel, const ops::DepthwiseConvolution2d::Params& p) {
   const bool plain = p.dilation == ops::Size2d{1, 1};
   const bool square_stride = p.stride.height == p.stride.width && (p.stride.width == 1 || p.stride.width == 2);
-  if (plain && square_stride && kernel == ops::Size2d{3, 3})
-    p.stride.width == 1 ? f.template operator()<3, 1>() : f.template operator()<3, 2>();
-  else if (plain && square_stride && kernel == ops::Size2d{5, 5})
-    p.stride.width == 1 ? f.template operator()<5, 1>() : f.template operator()<5, 2>();
-  else
-    f.template operator()<0, 0>();
+  if (!plain || !square_stride || kernel.height != kernel.width) return 0;
+  return kernel.width == 3 || kernel.width == 5 ? kernel.width : 0;
+}
+
+/// Calls f.template operator()<K, Stride>() with K = unrolled_window (Stride 1 or 2; 0 with K 0).
+template <class F>
+void with_unrolled_window(const ops::Size2d& kernel, const ops::DepthwiseConvolution2d::Params& p, F&& f) {
+  const bool stride_1 = p.stride.width == 1;
+  switch (unrolled_window(kernel, p)) {
+    case 3: return stride_1 ? f.template operator()<3, 1>() : f.template operator()<3, 2>();
+    case 5: return stride_1 ? f.template operator()<5, 1>() : f.template operator()<5, 2>();
+    default: return f.template operator()<0, 0>();
+  }
 }
 
 /// Walks one output row for one block of channels: border_pixel(ox) for the columns whose window
@@ -368,40 +375,50 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     Quads::store(acc, quad_stages_.from(layout * Quads::block), out, bytes);
   }
 
+  /// Lays out the weights, biases and stages of the one path run will take: quad_block's where
+  /// Int8DepthwiseQuads is available and the window unrolled, else lane_block's.
   Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, const quantized::OutputStage& stage)
       : params_(info.params),
         kernel_{info.inputs[1].shape[1], info.inputs[1].shape[2]},
-        zero_point_(info.inputs[0].quantization.offset),
-        padded_channels_((info.inputs[1].shape[3] + lanes - 1) / lanes * lanes),
-        weights_(std::size_t{kernel_.height} * kernel_.width * padded_channels_, 0),
-        bias_(padded_channels_, 0),
-        folded_bias_(padded_channels_, 0),
-        stages_(stage, padded_channels_) {
+        zero_point_(info.inputs[0].quantization.offset) {
     const std::size_t channels = info.inputs[1].shape[3], taps = std::size_t{kernel_.height} * kernel_.width;
     const auto* w = static_cast<const std::int8_t*>(info.constants[1]);
     const auto* bias = info.inputs.size() > 2 ? static_cast<const std::int32_t*>(info.constants[2]) : nullptr;
+    // Each channel's bias and sum of weights, which the zero point's share is folded in with.
+    std::vector<std::int32_t> biases(channels, 0);
+    std::vector<std::int64_t> sums(channels, 0);
     for (std::size_t c = 0; c < channels; ++c) {
-      std::int64_t sum = 0;
-      for (std::size_t t = 0; t < taps; ++t) {
-        weights_[t * padded_channels_ + c] = w[t * channels + c];
-        sum += w[t * channels + c];
+      biases[c] = bias != nullptr ? bias[c] : 0;
+      for (std::size_t t = 0; t < taps; ++t) sums[c] += w[t * channels + c];
+    }
+    if constexpr (Int8DepthwiseQuads::available) {
+      if (unrolled_window(kernel_, params_) > 0) {
+        lay_out_quads<Int8DepthwiseQuads>(w, channels, stage, biases, sums);
+        return;
       }
-      bias_[c] = bias != nullptr ? bias[c] : 0;
+    }
+    padded_channels_ = (channels + lanes - 1) / lanes * lanes;
+    weights_.assign(taps * padded_channels_, 0);
+    bias_.assign(padded_channels_, 0);
+    folded_bias_.assign(padded_channels_, 0);
+    stages_ = Int8OutputStages(stage, padded_channels_);
+    for (std::size_t c = 0; c < channels; ++c) {
+      for (std::size_t t = 0; t < taps; ++t) weights_[t * padded_channels_ + c] = w[t * channels + c];
+      bias_[c] = biases[c];
       // Within decision 0014's bounds, as the sums it starts are.
-      folded_bias_[c] = static_cast<std::int32_t>(bias_[c] - zero_point_ * sum);
+      folded_bias_[c] = static_cast<std::int32_t>(biases[c] - zero_point_ * sums[c]);
       stages_.set(c, stage.multiplier(c));
     }
-    if constexpr (Int8DepthwiseQuads::available) lay_out_quads<Int8DepthwiseQuads>(w, channels, stage);
   }
 
-  /// The weights, folded biases and stages of quad_block, for the unrolled windows: per layout
-  /// block, kernel row and group of taps, Quads::vectors vectors of each lane's taps. A block is
-  /// Quads::block consecutive channels, or at stride 1 Quads::block consecutive bytes of a row
-  /// starting at a multiple of Quads::block: C / gcd(C, Quads::block) phases, up to max_quad_phases.
+  /// The weights, folded biases and stages of quad_block: per layout block, kernel row and group
+  /// of taps, Quads::vectors vectors of each lane's taps. A block is Quads::block consecutive
+  /// channels, or at stride 1 Quads::block consecutive bytes of a row starting at a multiple of
+  /// Quads::block: C / gcd(C, Quads::block) phases, up to max_quad_phases.
   template <class Quads>
-  void lay_out_quads(const std::int8_t* w, std::size_t channels, const quantized::OutputStage& stage) {
+  void lay_out_quads(const std::int8_t* w, std::size_t channels, const quantized::OutputStage& stage,
+                     std::span<const std::int32_t> biases, std::span<const std::int64_t> sums) {
     const std::size_t kh = kernel_.height, kw = kernel_.width;
-    if (kh != kw || (kw != 3 && kw != 5)) return;  // with_unrolled_window's windows
     // Channel counts with many phases (an odd count has C) would take C layouts: channel blocks.
     const std::size_t phases = channels / std::gcd(channels, Quads::block);
     const bool flat = params_.stride == ops::Size2d{1, 1} && phases <= max_quad_phases;
@@ -419,16 +436,11 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
           const std::size_t lane = b * Quads::block + v * Quads::lanes + d;
           const std::size_t position = b * Quads::block + Quads::channel(v, d), c = position % channels;
           if (!flat && position >= channels) continue;
-          std::int64_t sum = 0;
           for (std::size_t ky = 0; ky < kh; ++ky)
-            for (std::size_t kx = 0; kx < kw; ++kx) {
-              const std::int8_t weight = w[(ky * kw + kx) * channels + c];
-              sum += weight;
-              const std::size_t g = kx / taps;
-              quad_weights_[(((b * kh + ky) * groups + g) * Quads::vectors + v) * Quads::block + d * taps + kx % taps] =
-                  weight;
-            }
-          quad_bias_[lane] = static_cast<std::int32_t>(bias_[c] - offset * sum);
+            for (std::size_t kx = 0; kx < kw; ++kx)
+              quad_weights_[(((b * kh + ky) * groups + kx / taps) * Quads::vectors + v) * Quads::block + d * taps +
+                            kx % taps] = w[(ky * kw + kx) * channels + c];
+          quad_bias_[lane] = static_cast<std::int32_t>(biases[c] - offset * sums[c]);
           quad_stages_.set(lane, stage.multiplier(c));
         }
   }
@@ -437,11 +449,12 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
   ops::DepthwiseConvolution2d::Params params_;
   ops::Size2d kernel_;
   std::int32_t zero_point_;
-  std::size_t padded_channels_;
+  // lane_block's (empty where quad_block runs)
+  std::size_t padded_channels_ = 0;
   std::vector<std::int32_t> weights_;  // [taps][padded channels], widened
   std::vector<std::int32_t> bias_, folded_bias_;
   Int8OutputStages stages_;
-  // quad_block's, in Int8DepthwiseQuads' lane order (empty where it is not used)
+  // quad_block's, in Int8DepthwiseQuads' lane order (empty where lane_block runs)
   std::vector<std::int8_t> quad_weights_;
   std::vector<std::int32_t> quad_bias_;
   Int8OutputStages quad_stages_;
