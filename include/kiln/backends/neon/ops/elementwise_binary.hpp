@@ -4,7 +4,6 @@
 #pragma once
 
 #include <limits>
-
 #include <vector>
 
 #include "kiln/backends/neon/parallel.hpp"
