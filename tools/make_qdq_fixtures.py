@@ -14,18 +14,26 @@ with Add, GlobalAveragePool, Gemm) is quantised the same way, calibrated on 64 s
 inputs, and written with one more random input and ONNX Runtime's output in the layout
 `kiln check` reads (NAME/model.onnx, NAME/test_data_set_0/{input_0,output_0}.pb).
 
+For kiln's own quantiser (tests/onnx/test_quantize.cpp) it also writes the ranges ONNX Runtime's
+MinMax calibrator finds for each model (NAME_ort_ranges.txt: "tensor min max" lines), from which
+kiln's QDQ writer must make ONNX Runtime's models byte for byte, and ONNX Runtime's outputs on the
+test images for the int8 digits model kiln quantize made (examples/digits/digits_cnn_int8.onnx,
+digits_cnn_int8_ort_logits.npy): ONNX Runtime must load kiln's model and agree with kiln.
+
 Needs the PyPI packages onnxruntime (1.3x) and onnx, e.g. the benchmark venv:
     /opt/kiln-bench-venv/bin/python tools/make_qdq_fixtures.py tests/fixtures/quantized
 The output is deterministic; commit it. CI does not run this script.
 """
 import os
 import sys
+import tempfile
 
 import numpy as np
 import onnx
 import onnx.numpy_helper
 import onnxruntime as ort
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+from onnxruntime.quantization.calibrate import CalibrationMethod, create_calibrator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIGITS = os.path.join(ROOT, "examples", "digits")
@@ -48,6 +56,19 @@ def run_without_optimisations(model, images):
     return np.concatenate([session.run(None, {name: images[i:i + 1]})[0] for i in range(len(images))])
 
 
+def write_ranges(model, images, name, path):
+    """ONNX Runtime's MinMax calibration of every tensor, as quantize_static computes it."""
+    with tempfile.TemporaryDirectory() as scratch:
+        calibrator = create_calibrator(model, None, augmented_model_path=os.path.join(scratch, "augmented.onnx"),
+                                       calibrate_method=CalibrationMethod.MinMax)
+        calibrator.collect_data(Images(images, name))
+        ranges = calibrator.compute_data()
+    with open(path, "w") as f:
+        for tensor, data in sorted(ranges.items()):
+            low, high = (np.float32(np.asarray(v).reshape(-1)[0]) for v in data.range_value)
+            f.write(f"{tensor} {low:.9g} {high:.9g}\n")
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     images = np.load(os.path.join(DIGITS, "test_images.npy")).astype(np.float32)
@@ -60,11 +81,16 @@ def main(out_dir):
         logits = run_without_optimisations(quantized, images)
         np.save(os.path.join(out_dir, f"digits_qdq_{suffix}_ort_logits.npy"), logits.astype(np.float32))
         print(f"{quantized}: {len(images)} images, ORT onnxruntime {ort.__version__}")
+    write_ranges(model, images[:200], name, os.path.join(out_dir, "digits_ort_ranges.txt"))
+    kiln_int8 = os.path.join(DIGITS, "digits_cnn_int8.onnx")
+    np.save(os.path.join(out_dir, "digits_cnn_int8_ort_logits.npy"),
+            run_without_optimisations(kiln_int8, images).astype(np.float32))
 
     model = os.path.join(ROOT, "tests", "models", "mobilenet_v2_tiny", "model.onnx")
     name = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).get_inputs()[0].name
     rng = np.random.default_rng(7)
     calibration = rng.standard_normal((64, 1, 3, 32, 32)).astype(np.float32)
+    write_ranges(model, calibration[:, 0], name, os.path.join(out_dir, "mobilenet_v2_tiny_ort_ranges.txt"))
     for suffix, activations in (("u8", QuantType.QUInt8), ("s8", QuantType.QInt8)):
         folder = os.path.join(out_dir, f"mobilenet_v2_tiny_qdq_{suffix}")
         data = os.path.join(folder, "test_data_set_0")

@@ -11,6 +11,8 @@
 #include <map>
 #include <optional>
 
+#include <kiln/import/quantize.hpp>
+
 #include "session.hpp"
 
 namespace {
@@ -35,10 +37,16 @@ commands:
         the optimized network (layer -> backend, shapes) and its memory plan; --profile writes a
         Chrome trace (chrome://tracing, Perfetto) of N inferences (default 1; the first one is cold:
         its first touches of the arena and the caches count)
-  eval MODEL IMAGES.npy [--labels LABELS.npy] [--reference LOGITS.npy]
-        a classifier over a batch of examples (one inference per example), on each backend of
-        --backend in turn (default: every available one): accuracy, agreement with the reference
-        outputs, latency
+  eval MODEL [MODEL ...] IMAGES.npy [--labels LABELS.npy] [--reference LOGITS.npy] [--min-agreement P]
+        a classifier over a batch of examples (one inference per example), each model on each
+        backend of --backend in turn (default: every available one): accuracy, agreement with the
+        reference outputs (the command fails below P percent, default 100), latency
+  quantize MODEL CALIBRATION.npy -o OUTPUT.onnx [--activations u8|s8] [--weights per-channel|per-tensor]
+           [--calibration minmax|percentile] [--percentile P]
+        post-training int8 quantisation: runs the Float32 model on each example of CALIBRATION.npy
+        (a batch of its input; on --backend, default ref), chooses each activation's range (the
+        extremes, or the central P percent, default 99.99) and writes a QDQ model that kiln and
+        ONNX Runtime load (default: uint8 activations, int8 weights per output channel)
 
 options for every command:
   --backend LIST   comma-separated preference list of ref, neon, cl (default: every available one,
@@ -78,7 +86,8 @@ kiln::Expected<double> number(const Arguments& args, std::string_view name, doub
   return value;
 }
 
-kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, bool profiling = false) {
+kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, const std::string& model,
+                                                      bool profiling = false) {
   SessionOptions options;
   options.backends = args.get("backend").value_or("");
   auto threads = number(args, "threads", 0);
@@ -87,7 +96,7 @@ kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, boo
     return Status::error(kiln::ErrorCode::InvalidArgument, "--threads must be 0 to 1024");
   options.threads = static_cast<int>(*threads);
   options.profiling = profiling;
-  return Session::open(args.positional.at(0), options);
+  return Session::open(model, options);
 }
 
 void print_tensor(const HostTensor& t) {
@@ -108,7 +117,7 @@ void print_tensor(const HostTensor& t) {
 }
 
 int run_command(const Arguments& args) {
-  auto session = open_session(args);
+  auto session = open_session(args, args.positional[0]);
   if (!session) return fail(session.status());
   std::vector<HostTensor> inputs;
   const auto input_files = args.all("input");
@@ -150,7 +159,7 @@ int check_command(const Arguments& args) {
   if (error) return fail(kiln::detail::str_cat("cannot read '", args.positional[1], "': ", error.message()));
   if (sets.empty()) return fail(kiln::detail::str_cat("'", args.positional[1], "' has no test_data_set_* folders"));
   std::ranges::sort(sets);
-  auto session = open_session(args);
+  auto session = open_session(args, args.positional[0]);
   if (!session) return fail(session.status());
   bool all_pass = true;
   for (const auto& set : sets) {
@@ -204,7 +213,7 @@ int bench_command(const Arguments& args) {
   auto warmup = number(args, "warmup", 5);
   if (!iterations || !warmup) return fail(!iterations ? iterations.status() : warmup.status());
   if (*iterations < 1 || *warmup < 0) return fail("--iterations must be 1 or more and --warmup 0 or more");
-  auto session = open_session(args);
+  auto session = open_session(args, args.positional[0]);
   if (!session) return fail(session.status());
   const auto inputs = (*session)->random_inputs();
   auto outputs = (*session)->make_outputs();
@@ -228,7 +237,7 @@ int bench_command(const Arguments& args) {
 
 int inspect_command(const Arguments& args) {
   const auto profile_file = args.get("profile");
-  auto session = open_session(args, profile_file.has_value());
+  auto session = open_session(args, args.positional[0], profile_file.has_value());
   if (!session) return fail(session.status());
   const auto& model = (*session)->model();
   std::printf("model %s: ONNX opset %lld, producer '%s', %zu nodes (%zu folded into constants at import)\n",
@@ -290,9 +299,82 @@ std::size_t label(const HostTensor& t, std::size_t i) {
   return static_cast<std::size_t>(reinterpret_cast<const std::int32_t*>(t.data.data())[i]);
 }
 
+/// The backends of --backend, or every available one.
+std::vector<std::string> backend_names(const Arguments& args) {
+  std::vector<std::string> backends;
+  if (auto list = args.get("backend")) {
+    for (std::string_view rest = *list; !rest.empty();) {
+      const auto comma = rest.find(',');
+      backends.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  } else {
+    for (const auto& b : kiln::tool::compiled_backends())
+      if (kiln::tool::backend_available(b.id)) backends.emplace_back(b.name);
+  }
+  return backends;
+}
+
+/// What eval measured of one model on one backend.
+struct Evaluation {
+  std::size_t examples = 0, correct = 0, agree = 0;
+  double max_diff = 0.0;
+  Latency latency{};
+  double load_ms = 0.0;
+};
+
+kiln::Expected<Evaluation> evaluate(const Arguments& args, const std::string& model_path, const std::string& backend,
+                                    const HostTensor& images, const std::optional<HostTensor>& labels,
+                                    const std::optional<HostTensor>& reference) {
+  Arguments one = args;
+  one.options["backend"] = {backend};
+  auto session = open_session(one, model_path);
+  if (!session) return session.status();
+  const auto& model = (*session)->model();
+  if (model.inputs.size() != 1 || model.outputs.size() != 1)
+    return Status::error(kiln::ErrorCode::Unsupported, "eval takes a model with one input and one output");
+  const kiln::TensorInfo in_info = model.inputs[0].info;
+  const kiln::TensorInfo out_info = model.outputs[0].info;
+  if (in_info.rank() == 0 || in_info.shape[0] != 1 || images.info.rank() != in_info.rank() ||
+      images.info.type != in_info.type || images.info.num_bytes() % in_info.num_bytes() != 0)
+    return Status::error(kiln::ErrorCode::InvalidArgument, "the examples ", images.info.to_string(),
+                         " are not a batch of the model's input ", in_info.to_string());
+  if (out_info.type != kiln::DataType::Float32)
+    return Status::error(kiln::ErrorCode::Unsupported, "eval needs a Float32 output");
+  Evaluation e;
+  e.examples = images.info.num_bytes() / in_info.num_bytes();
+  const std::size_t classes = out_info.num_elements();
+  if (labels && labels->info.num_elements() != e.examples)
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--labels has a different number of examples");
+  if (reference && reference->info.num_elements() != e.examples * classes)
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--reference does not hold one output per example");
+  std::vector<double> times;
+  auto outputs = (*session)->make_outputs();
+  for (std::size_t i = 0; i < e.examples; ++i) {
+    const HostTensor input = example(images, i, in_info);
+    const auto start = std::chrono::steady_clock::now();
+    if (auto status = (*session)->run(std::span(&input, 1), outputs); !status) return status;
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    const std::span<const float> logits = row(outputs[0], 0, classes);
+    const std::size_t predicted = argmax(logits);
+    if (labels) e.correct += label(*labels, i) == predicted;
+    if (reference) {
+      const std::span<const float> expected = row(*reference, i, classes);
+      e.agree += argmax(expected) == predicted;
+      for (std::size_t k = 0; k < classes; ++k)
+        e.max_diff = std::max(e.max_diff, std::abs(double{logits[k]} - expected[k]));
+    }
+  }
+  e.latency = summarize(times);
+  e.load_ms = (*session)->load_ms();
+  return e;
+}
+
 int eval_command(const Arguments& args) {
   if (args.positional.size() < 2) return fail("eval needs MODEL and IMAGES.npy");
-  auto images = kiln::onnx::read_tensor_file(args.positional[1]);
+  const std::vector<std::string> models(args.positional.begin(), args.positional.end() - 1);
+  const std::string& images_path = args.positional.back();
+  auto images = kiln::onnx::read_tensor_file(images_path);
   if (!images) return fail(images.status());
   std::optional<HostTensor> labels, reference;
   if (auto file = args.get("labels")) {
@@ -305,19 +387,10 @@ int eval_command(const Arguments& args) {
     if (!read) return fail(read.status());
     reference = std::move(*read);
   }
-  std::vector<std::string> backends;
-  if (auto list = args.get("backend")) {
-    for (std::string_view rest = *list; !rest.empty();) {
-      const auto comma = rest.find(',');
-      backends.emplace_back(rest.substr(0, comma));
-      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    }
-  } else {
-    for (const auto& b : kiln::tool::compiled_backends())
-      if (kiln::tool::backend_available(b.id)) backends.emplace_back(b.name);
-  }
+  auto min_agreement = number(args, "min-agreement", 100.0);
+  if (!min_agreement) return fail(min_agreement.status());
   const std::uint32_t examples = images->info.rank() ? images->info.shape[0] : 0;
-  std::printf("%s: %u examples from %s\n", args.positional[0].c_str(), examples, args.positional[1].c_str());
+  std::printf("%u examples from %s\n", examples, images_path.c_str());
   if (labels && reference && examples > 0 && labels->info.num_elements() == examples &&
       reference->info.num_elements() % examples == 0) {
     // The reference's own accuracy, which kiln's should equal.
@@ -327,60 +400,95 @@ int eval_command(const Arguments& args) {
     std::printf("reference outputs (%s): accuracy %.2f%%\n", args.get("reference")->c_str(),
                 100.0 * static_cast<double>(correct) / examples);
   }
-  std::printf("%-8s %10s %12s %14s %12s %12s %10s\n", "backend", "accuracy", "agreement", "max |diff|", "median ms",
-              "p90 ms", "load ms");
+  std::size_t model_width = 5;
+  for (const auto& m : models) model_width = std::max(model_width, m.size());
+  const int width = static_cast<int>(model_width);
+  std::printf("%-*s %-8s %10s %12s %14s %12s %12s %10s\n", width, "model", "backend", "accuracy", "agreement",
+              "max |diff|", "median ms", "p90 ms", "load ms");
   int status_code = 0;
-  for (const auto& backend : backends) {
-    Arguments one = args;
-    one.options["backend"] = {backend};
-    auto session = open_session(one);
-    if (!session) return fail(session.status());
-    const auto& model = (*session)->model();
-    if (model.inputs.size() != 1 || model.outputs.size() != 1)
-      return fail("eval takes a model with one input and one output");
-    const kiln::TensorInfo in_info = model.inputs[0].info;
-    const kiln::TensorInfo out_info = model.outputs[0].info;
-    if (in_info.rank() == 0 || in_info.shape[0] != 1 || images->info.rank() != in_info.rank() ||
-        images->info.type != in_info.type || images->info.num_bytes() % in_info.num_bytes() != 0)
-      return fail(kiln::detail::str_cat("the examples ", images->info.to_string(),
-                                        " are not a batch of the model's input ", in_info.to_string()));
-    if (out_info.type != kiln::DataType::Float32) return fail("eval needs a Float32 output");
-    const std::size_t count = images->info.num_bytes() / in_info.num_bytes();
-    const std::size_t classes = out_info.num_elements();
-    if (labels && labels->info.num_elements() != count) return fail("--labels has a different number of examples");
-    if (reference && reference->info.num_elements() != count * classes)
-      return fail("--reference does not hold one output per example");
-    std::size_t correct = 0, agree = 0;
-    double max_diff = 0.0;
-    std::vector<double> times;
-    auto outputs = (*session)->make_outputs();
-    for (std::size_t i = 0; i < count; ++i) {
-      const HostTensor input = example(*images, i, in_info);
-      const auto start = std::chrono::steady_clock::now();
-      if (auto status = (*session)->run(std::span(&input, 1), outputs); !status) return fail(status);
-      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      const std::span<const float> logits = row(outputs[0], 0, classes);
-      const std::size_t predicted = argmax(logits);
-      if (labels) correct += label(*labels, i) == predicted;
-      if (reference) {
-        const std::span<const float> expected = row(*reference, i, classes);
-        agree += argmax(expected) == predicted;
-        for (std::size_t k = 0; k < classes; ++k)
-          max_diff = std::max(max_diff, std::abs(double{logits[k]} - expected[k]));
-      }
+  for (const auto& model : models)
+    for (const auto& backend : backend_names(args)) {
+      auto e = evaluate(args, model, backend, *images, labels, reference);
+      if (!e) return fail(e.status().with_context(model));
+      auto percent = [&](std::size_t n) {
+        return 100.0 * static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(1, e->examples));
+      };
+      auto shown = [&](bool present, std::size_t n) {
+        char text[16] = "-";
+        if (present) std::snprintf(text, sizeof text, "%.2f%%", percent(n));
+        return std::string(text);
+      };
+      std::printf("%-*s %-8s %10s %12s %14.3g %12.4f %12.4f %10.1f\n", width, model.c_str(), backend.c_str(),
+                  shown(labels.has_value(), e->correct).c_str(), shown(reference.has_value(), e->agree).c_str(),
+                  reference ? e->max_diff : 0.0, e->latency.median, e->latency.p90, e->load_ms);
+      if (reference && percent(e->agree) < *min_agreement) status_code = 1;
     }
-    const Latency l = summarize(times);
-    auto percent = [count](std::size_t n) {
-      char text[16];
-      std::snprintf(text, sizeof text, "%.2f", 100.0 * static_cast<double>(n) / static_cast<double>(count));
-      return std::string(text);
-    };
-    std::printf("%-8s %9s%% %11s%% %14.3g %12.4f %12.4f %10.1f\n", backend.c_str(),
-                labels ? percent(correct).c_str() : "-", reference ? percent(agree).c_str() : "-",
-                reference ? max_diff : 0.0, l.median, l.p90, (*session)->load_ms());
-    if (reference && agree != count) status_code = 1;
-  }
   return status_code;
+}
+
+kiln::Expected<kiln::onnx::QuantizeOptions> quantize_options(const Arguments& args) {
+  kiln::onnx::QuantizeOptions options;
+  const std::string activations = args.get("activations").value_or("u8");
+  if (activations != "u8" && activations != "s8")
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--activations takes u8 or s8, not '", activations, "'");
+  options.activations = activations == "u8" ? kiln::DataType::QAsymmU8 : kiln::DataType::QAsymmS8;
+  const std::string weights = args.get("weights").value_or("per-channel");
+  if (weights != "per-channel" && weights != "per-tensor")
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--weights takes per-channel or per-tensor, not '", weights,
+                         "'");
+  options.per_channel = weights == "per-channel";
+  const std::string method = args.get("calibration").value_or("minmax");
+  if (method != "minmax" && method != "percentile")
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--calibration takes minmax or percentile, not '", method,
+                         "'");
+  options.method =
+      method == "minmax" ? kiln::onnx::CalibrationMethod::MinMax : kiln::onnx::CalibrationMethod::Percentile;
+  auto percentile = number(args, "percentile", options.percentile);
+  if (!percentile) return percentile.status();
+  if (*percentile <= 50.0 || *percentile > 100.0)
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--percentile must be above 50 and at most 100");
+  options.percentile = *percentile;
+  return options;
+}
+
+int quantize_command(const Arguments& args) {
+  if (args.positional.size() != 2) return fail("quantize needs MODEL and CALIBRATION.npy");
+  const auto output = args.get("output");
+  if (!output) return fail("quantize needs -o OUTPUT.onnx");
+  auto options = quantize_options(args);
+  if (!options) return fail(options.status());
+  std::ifstream file(args.positional[0], std::ios::binary);
+  if (!file.is_open()) return fail(kiln::detail::str_cat("cannot open model file '", args.positional[0], "'"));
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const auto bytes = std::as_bytes(std::span(text));
+  auto examples = kiln::onnx::read_tensor_file(args.positional[1]);
+  if (!examples) return fail(examples.status());
+
+  SessionOptions session;
+  session.backends = args.get("backend").value_or("ref");
+  auto ids = kiln::tool::parse_backends(session.backends);
+  if (!ids) return fail(ids.status());
+  kiln::OptimizerOptions optimizer;
+  optimizer.backend_preferences = *ids;
+  kiln::tool::ToolRuntime runtime;
+  const auto start = std::chrono::steady_clock::now();
+  auto quantized = kiln::onnx::quantize(bytes, *examples, *options, runtime, optimizer);
+  if (!quantized) return fail(quantized.status().with_context(args.positional[0]));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::ofstream out(*output, std::ios::binary);
+  if (!out.write(reinterpret_cast<const char*>(quantized->bytes.data()),
+                 static_cast<std::streamsize>(quantized->bytes.size())))
+    return fail(kiln::detail::str_cat("cannot write '", *output, "'"));
+  const auto& s = quantized->summary;
+  std::string float_ops;
+  for (const auto& op : s.float_ops) float_ops += kiln::detail::str_cat(float_ops.empty() ? "" : ", ", op);
+  std::printf(
+      "%s: calibrated on %zu examples in %.2f s; %zu nodes quantised (%zu Relu/Clip folded into their ranges), "
+      "%zu activations and %zu weight tensors quantised; Float32 ops left: %s\nwrote %s (%zu bytes)\n",
+      args.positional[0].c_str(), quantized->examples, seconds, s.quantized_nodes, s.removed_activations,
+      s.quantized_tensors, s.quantized_weights, float_ops.empty() ? "none" : float_ops.c_str(), output->c_str(),
+      quantized->bytes.size());
+  return 0;
 }
 
 }  // namespace
@@ -392,7 +500,7 @@ int main(int argc, char** argv) {
   }
   Arguments args;
   for (int i = 2; i < argc; ++i) {
-    const std::string_view arg = argv[i];
+    const std::string_view arg = argv[i] == std::string_view("-o") ? "--output" : argv[i];
     if (arg.starts_with("--")) {
       if (i + 1 >= argc) return fail(kiln::detail::str_cat("option ", arg, " needs a value"));
       args.options[std::string(arg.substr(2))].emplace_back(argv[++i]);
@@ -400,8 +508,9 @@ int main(int argc, char** argv) {
       args.positional.emplace_back(arg);
     }
   }
-  constexpr std::string_view known_options[] = {"backend",    "threads", "input",   "output", "rtol",     "atol",
-                                                "iterations", "warmup",  "profile", "labels", "reference"};
+  constexpr std::string_view known_options[] = {
+      "backend", "threads", "input",     "output",        "rtol",        "atol",    "iterations",  "warmup",
+      "profile", "labels",  "reference", "min-agreement", "activations", "weights", "calibration", "percentile"};
   for (const auto& [name, values] : args.options)
     if (std::ranges::find(known_options, name) == std::end(known_options))
       return fail(kiln::detail::str_cat("unknown option --", name, " (kiln --help lists them)"));
@@ -412,5 +521,6 @@ int main(int argc, char** argv) {
   if (command == "bench") return bench_command(args);
   if (command == "inspect") return inspect_command(args);
   if (command == "eval") return eval_command(args);
-  return fail(kiln::detail::str_cat("unknown command '", command, "' (run, check, bench, inspect, eval)"));
+  if (command == "quantize") return quantize_command(args);
+  return fail(kiln::detail::str_cat("unknown command '", command, "' (run, check, bench, inspect, eval, quantize)"));
 }
