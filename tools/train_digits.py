@@ -6,13 +6,15 @@ Data: scikit-learn's bundled 8x8 handwritten digits (1797 images, no download), 
 fixed seed. The model is a small CNN (two 3x3 convolutions with batch norm, max pooling, two dense
 layers). Writes, into the folder given:
     digits_cnn.onnx        the model, batch 1, input "image" [1, 1, 8, 8] in [0, 1], output "logits" [1, 10]
+    train_images.npy       float32 [M, 1, 8, 8], the training images (kiln quantize's calibration data)
     test_images.npy        float32 [N, 1, 8, 8], the held-out images
     test_labels.npy        int64 [N], their labels
     torch_logits.npy       float32 [N, 10], PyTorch's outputs for them (what kiln must match)
 
 Run with Debian's python3 (python3-torch, python3-sklearn, python3-onnx):
     /usr/bin/python3 tools/train_digits.py examples/digits
-The output is deterministic on one machine; commit it.
+The output is deterministic on one machine; commit it. With --data-only it writes the images and
+labels only, leaving the model and PyTorch's outputs as they are (the split needs no training).
 """
 import os
 import sys
@@ -37,14 +39,27 @@ class DigitsCnn(nn.Module):
         return self.classifier(self.features(x))
 
 
-def main(out_dir):
-    torch.manual_seed(8)
-    torch.use_deterministic_algorithms(True)
+def split():
     digits = load_digits()
     images = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
     labels = digits.target.astype(np.int64)
-    x_train, x_test, y_train, y_test = train_test_split(images, labels, test_size=0.2, random_state=8,
-                                                        stratify=labels)
+    return train_test_split(images, labels, test_size=0.2, random_state=8, stratify=labels)
+
+
+def write_data(out_dir, x_train, x_test, y_test):
+    os.makedirs(out_dir, exist_ok=True)
+    np.save(os.path.join(out_dir, "train_images.npy"), x_train)
+    np.save(os.path.join(out_dir, "test_images.npy"), x_test)
+    np.save(os.path.join(out_dir, "test_labels.npy"), y_test)
+
+
+def main(out_dir, data_only):
+    x_train, x_test, y_train, y_test = split()
+    write_data(out_dir, x_train, x_test, y_test)
+    if data_only:
+        return
+    torch.manual_seed(8)
+    torch.use_deterministic_algorithms(True)
     model = DigitsCnn()
     optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
     xt, yt = torch.from_numpy(x_train), torch.from_numpy(y_train)
@@ -64,13 +79,11 @@ def main(out_dir):
     print(f"torch {torch.__version__}: {len(x_train)} training images, {len(x_test)} test images, "
           f"test accuracy {accuracy:.4f}")
 
-    os.makedirs(out_dir, exist_ok=True)
     torch.onnx.export(model, torch.zeros(1, 1, 8, 8), os.path.join(out_dir, "digits_cnn.onnx"),
                       input_names=["image"], output_names=["logits"], opset_version=13)
-    np.save(os.path.join(out_dir, "test_images.npy"), x_test)
-    np.save(os.path.join(out_dir, "test_labels.npy"), y_test)
     np.save(os.path.join(out_dir, "torch_logits.npy"), logits.astype(np.float32))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "examples/digits")
+    arguments = [a for a in sys.argv[1:] if a != "--data-only"]
+    main(arguments[0] if arguments else "examples/digits", "--data-only" in sys.argv[1:])
