@@ -9,6 +9,13 @@ __kernel void activation(__global const float* x, __global float* y, int functio
   y[i] = kiln_activate(x[i], function, a, b);
 }
 
+// int8 Activation: each input byte, whichever 8-bit type it is, through the layer's 256-entry table
+// (quantized::ActivationTable); the program needs no QUANTIZED build for it.
+__kernel void int8_table(__global const uchar* x, __global const uchar* table, __global uchar* y) {
+  const uint i = get_global_id(0);
+  y[i] = table[x[i]];
+}
+
 // Values of ops::BinaryOperation.
 inline float binary(int op, float a, float b) {
   switch (op) {

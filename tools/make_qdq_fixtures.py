@@ -20,12 +20,18 @@ kiln's QDQ writer must make ONNX Runtime's models byte for byte, and ONNX Runtim
 test images for the int8 digits model kiln quantize made (examples/digits/digits_cnn_int8.onnx,
 digits_cnn_int8_ort_logits.npy): ONNX Runtime must load kiln's model and agree with kiln.
 
+With --kiln PATH (the kiln tool) it also quantises, with kiln quantize, the keyword spotter and
+the small U-Net of tests/models (HardSigmoid, Mul, LeakyReLU, Sigmoid: the table activations),
+calibrated on 32 seeded random inputs, and writes each (NAME_kiln_u8/model.onnx) with one more
+input and ONNX Runtime's output on kiln's model, for `kiln check`.
+
 Needs the PyPI packages onnxruntime (1.3x) and onnx, e.g. the benchmark venv:
-    /opt/kiln-bench-venv/bin/python tools/make_qdq_fixtures.py tests/fixtures/quantized
+    /opt/kiln-bench-venv/bin/python tools/make_qdq_fixtures.py tests/fixtures/quantized --kiln build/tools/kiln/kiln
 The output is deterministic; commit it. CI does not run this script.
 """
+import argparse
 import os
-import sys
+import subprocess
 import tempfile
 
 import numpy as np
@@ -69,6 +75,33 @@ def write_ranges(model, images, name, path):
             f.write(f"{tensor} {low:.9g} {high:.9g}\n")
 
 
+def write_check_case(folder, model, x, name):
+    """NAME/model.onnx and NAME/test_data_set_0 with input x and ONNX Runtime's output on it."""
+    data = os.path.join(folder, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    y = run_without_optimisations(model, x)
+    for file, array, tensor_name in (("input_0.pb", x, name), ("output_0.pb", y, "output")):
+        with open(os.path.join(data, file), "wb") as f:
+            f.write(onnx.numpy_helper.from_array(array, tensor_name).SerializeToString())
+
+
+def kiln_quantized(kiln, out_dir):
+    for model_name in ("keyword_spotting", "unet"):
+        model = os.path.join(ROOT, "tests", "models", model_name, "model.onnx")
+        graph_input = onnx.load(model).graph.input[0]
+        shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
+        rng = np.random.default_rng(11)
+        folder = os.path.join(out_dir, f"{model_name}_kiln_u8")
+        os.makedirs(folder, exist_ok=True)
+        quantized = os.path.join(folder, "model.onnx")
+        with tempfile.TemporaryDirectory() as scratch:
+            calibration = os.path.join(scratch, "calibration.npy")
+            np.save(calibration, rng.standard_normal([32] + shape[1:]).astype(np.float32))
+            subprocess.run([kiln, "quantize", model, calibration, "-o", quantized], check=True)
+        write_check_case(folder, quantized, rng.standard_normal(shape).astype(np.float32), graph_input.name)
+        print(f"{quantized}: kiln quantize, ORT onnxruntime {ort.__version__}")
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     images = np.load(os.path.join(DIGITS, "test_images.npy")).astype(np.float32)
@@ -93,18 +126,19 @@ def main(out_dir):
     write_ranges(model, calibration[:, 0], name, os.path.join(out_dir, "mobilenet_v2_tiny_ort_ranges.txt"))
     for suffix, activations in (("u8", QuantType.QUInt8), ("s8", QuantType.QInt8)):
         folder = os.path.join(out_dir, f"mobilenet_v2_tiny_qdq_{suffix}")
-        data = os.path.join(folder, "test_data_set_0")
-        os.makedirs(data, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
         quantized = os.path.join(folder, "model.onnx")
         quantize_static(model, quantized, Images(calibration[:, 0], name), quant_format=QuantFormat.QDQ,
                         activation_type=activations, weight_type=QuantType.QInt8, per_channel=True)
-        x = rng.standard_normal((1, 3, 32, 32)).astype(np.float32)
-        y = run_without_optimisations(quantized, x)
-        for file, array, tensor_name in (("input_0.pb", x, name), ("output_0.pb", y, "output")):
-            with open(os.path.join(data, file), "wb") as f:
-                f.write(onnx.numpy_helper.from_array(array, tensor_name).SerializeToString())
+        write_check_case(folder, quantized, rng.standard_normal((1, 3, 32, 32)).astype(np.float32), name)
         print(f"{quantized}: ORT onnxruntime {ort.__version__}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "fixtures", "quantized"))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", nargs="?", default=os.path.join(ROOT, "tests", "fixtures", "quantized"))
+    parser.add_argument("--kiln", help="the kiln tool, to quantise the table-activation models with kiln quantize")
+    arguments = parser.parse_args()
+    main(arguments.out_dir)
+    if arguments.kiln:
+        kiln_quantized(arguments.kiln, arguments.out_dir)

@@ -50,3 +50,52 @@ TEMPLATE_LIST_TEST_CASE("Activation matches RefBackend on every vector tail", "[
       check_against_ref<ops::Activation, TestType>(p, {random_f32({n}, n, -6.0f, 6.0f)}, 4e-6, 1e-6);
     }
 }
+
+TEMPLATE_LIST_TEST_CASE("Activation in int8: Dequantize, the function, Quantize (hand-computed)",
+                        "[ops][activation][int8]", tested_backends) {
+  using F = ops::ActivationFunction;
+  // u8 at scale 0.5, zero point 128: bytes 120, 126, 128, 130, 140 are -4, -1, 0, 1, 6.
+  const auto x = TestTensor::q8({5}, DataType::QAsymmU8, {{0.5f}, 128, {}}, {120, 126, 128, 130, 140});
+  // ReLU6 at scale 0.05, zero point 0: 0, 0, 0, 1, 6 -> 0, 0, 0, 20, 120.
+  const QuantizationInfo relu_out{{0.05f}, 0, {}};
+  check_op<ops::Activation, TestType>(ops::Activation::relu6(), {x},
+                                      {TestTensor::q8({5}, DataType::QAsymmU8, relu_out, {0, 0, 0, 20, 120})});
+  // Sigmoid at scale 1/256: 0.017986, 0.268941, 0.5, 0.731059, 0.997527 times 256 = 4.60, 68.85,
+  // 128, 187.15, 255.37 -> 5, 69, 128, 187, 255.
+  const QuantizationInfo sigmoid_out{{1.0f / 256}, 0, {}};
+  check_op<ops::Activation, TestType>({F::Sigmoid}, {x},
+                                      {TestTensor::q8({5}, DataType::QAsymmU8, sigmoid_out, {5, 69, 128, 187, 255})});
+  // s8 at scale 0.5, zero point 0: -8, -2, 0, 2, 12 are again -4, -1, 0, 1, 6. HardSwish: 0, -1/3,
+  // 0, 2/3, 6; at scale 0.05, zero point -100: 0, -6.67 -> -7, 0, 13.33 -> 13, 120 -> -100, -107,
+  // -100, -87, 20.
+  const auto s = TestTensor::q8({5}, DataType::QAsymmS8, {{0.5f}, 0, {}}, {-8, -2, 0, 2, 12});
+  const QuantizationInfo swish_out{{0.05f}, -100, {}};
+  check_op<ops::Activation, TestType>(
+      {F::HardSwish}, {s}, {TestTensor::q8({5}, DataType::QAsymmS8, swish_out, {-100, -107, -100, -87, 20})});
+}
+
+TEST_CASE("Activation in int8 refuses an output of another type, saying so", "[ops][activation][int8]") {
+  const auto x = TestTensor::q8({2}, DataType::QAsymmU8, {{0.5f}, 128, {}}, {120, 130});
+  auto mixed = run_op<ops::Activation>({ops::ActivationFunction::Sigmoid}, {x}, 0, nullptr,
+                                       {{DataType::QAsymmS8, {{0.01f}, 0, {}}}});
+  REQUIRE_FALSE(mixed);
+  CHECK_THAT(mixed.status().message(), Catch::Contains("declared QAsymmS8 but Activation produces QAsymmU8"));
+}
+
+TEMPLATE_LIST_TEST_CASE("Activation in int8 is bit-exact with RefBackend for every function", "[ops][activation][int8]",
+                        accelerated_backends) {
+  using F = ops::ActivationFunction;
+  const ops::Activation::Params functions[] = {
+      {F::ReLU}, ops::Activation::relu6(),     {F::LeakyReLU, 0.1f}, {F::ELU, 1.5f}, {F::Sigmoid},
+      {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f}, {F::HardSwish},       {F::GELU},      {F::SiLU}};
+  std::uint32_t seed = 4100;
+  for (DataType type : {DataType::QAsymmU8, DataType::QAsymmS8})
+    for (std::uint32_t n : {1u, 17u, 40000u})  // the last is split over threads
+      for (const auto& p : functions) {
+        INFO(to_string(type) << " function " << static_cast<int>(p.function) << ", " << n << " elements");
+        const bool u8 = type == DataType::QAsymmU8;
+        const auto x = random_q8({n}, type, {{0.047f}, u8 ? 140 : 12, {}}, ++seed);
+        const std::vector<ops::OutputType> y{{type, {{0.023f}, u8 ? 60 : -70, {}}}};
+        check_against_ref<ops::Activation, TestType>(p, {x}, 0, 0, y);
+      }
+}

@@ -409,6 +409,27 @@ TEST_CASE("Dequantize x2 -> Add -> Quantize becomes an int8 Add", "[optimizer][p
   CHECK(run_on_ref(*fused, {{1, -1, 0, 10}, {1, 0, -10, 0.5f}}, 4) == std::vector<float>{2, -1, -10, 10.5f});
 }
 
+TEST_CASE("Dequantize -> Sigmoid -> Quantize becomes an int8 table activation", "[optimizer][passes][int8]") {
+  // x = -2, 0, 2, 4 at scale 0.5, zero point 10; sigmoid = 0.119203, 0.5, 0.880797, 0.982014 at
+  // 1/256, zero point 0: 30.516 -> 31, 128, 225.484 -> 225, 251.396 -> 251.
+  Network net;
+  auto x = net.add<ops::Quantize>({}, {net.add_input(0, {{1, 2, 2, 1}}, "x")}, "quantize_x");
+  (void)net.set_output_type(x, DataType::QAsymmU8, {{0.5f}, 10, {}});
+  auto s = net.add<ops::Activation>({ops::ActivationFunction::Sigmoid},
+                                    {net.add<ops::Dequantize>({}, {x}, "dequantize_x")}, "sigmoid");
+  auto y = net.add<ops::Quantize>({}, {s}, "quantize_y");
+  (void)net.set_output_type(y, DataType::QAsymmU8, {{1.0f / 256}, 0, {}});
+  net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+  auto fused = optimize<RefBackend>(net);
+  REQUIRE(fused);
+  const std::string text = fused->to_string();
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("sigmoid (Activation) QAsymmU8 [1, 2, 2, 1] (scale 0.00390625, zero point 0) -> "
+                                   "CpuRef (QAsymmU8)") &&
+                       !Catch::Contains("quantize_y (Quantize)") && !Catch::Contains("dequantize_x"));
+  CHECK(run_on_ref(*fused, {{-2, 0, 2, 4}}, 4) == std::vector<float>{31 / 256.0f, 0.5f, 225 / 256.0f, 251 / 256.0f});
+}
+
 TEST_CASE("Dequantize -> Quantize becomes nothing, or a Requantize", "[optimizer][passes][int8]") {
   // x = 1, -1, 0, 10 at scale 0.5, zero point 10: q 12, 8, 10, 30. Quantized again at the same
   // quantisation they stay; at scale 1, zero point 0 (QAsymmU8) they become 1, 0 (saturated), 0, 10.

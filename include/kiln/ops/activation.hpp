@@ -2,6 +2,9 @@
 // Activation: the elementwise non-linearities that follow convolutions and dense layers.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <optional>
 #include <string_view>
 
@@ -41,6 +44,30 @@ struct Activation {
   };
 
   static constexpr Params relu6() { return {ActivationFunction::BoundedReLU, 6.0f, 0.0f}; }
+
+  /// The function at x, in Float32 as written above: RefBackend's definition, and the values the
+  /// 256-entry tables of int8 activations are made of.
+  static float apply(const Params& p, float x) {
+    using F = ActivationFunction;
+    switch (p.function) {
+      case F::ReLU: return std::max(0.0f, x);
+      case F::BoundedReLU: return std::min(p.a, std::max(p.b, x));
+      case F::LeakyReLU: return x >= 0.0f ? x : p.a * x;
+      case F::ELU: return x >= 0.0f ? x : p.a * std::expm1(x);
+      case F::Sigmoid: return 1.0f / (1.0f + std::exp(-x));
+      case F::Tanh: return std::tanh(x);
+      case F::HardSigmoid: return std::max(0.0f, std::min(1.0f, p.a * x + p.b));
+      case F::HardSwish: return x * std::max(0.0f, std::min(6.0f, x + 3.0f)) / 6.0f;
+      case F::SiLU: return x / (1.0f + std::exp(-x));
+      case F::GELU:
+        if (p.a != 0.0f) {
+          const float inner = std::sqrt(2.0f / std::numbers::pi_v<float>) * (x + 0.044715f * x * x * x);
+          return 0.5f * x * (1.0f + std::tanh(inner));
+        }
+        return 0.5f * x * (1.0f + std::erf(x / std::numbers::sqrt2_v<float>));
+    }
+    return x;
+  }
 
   /// Checks the parameters themselves; layers with a fused activation check theirs with it too.
   static constexpr Status validate(const Params& p) {

@@ -24,7 +24,7 @@ struct OptimizerOptions {
   bool fuse_gated_activations = true;
   /// Fuse an Activation into the convolution, dense or elementwise layer before it.
   bool fuse_activations = true;
-  /// Turn Dequantize -> convolution, dense, pooling or Add/Sub/Mul layer -> Quantize into the layer in int8
+  /// Turn Dequantize -> convolution, dense, pooling, Add/Sub/Mul or activation layer -> Quantize into the layer in int8
   /// (moving a Dequantize past the Reshapes and Transposes it feeds first), drop the Dequantize ->
   /// Quantize pairs left (or make them a Requantize), and fold a Dequantize of a constant left
   /// over into a Float32 constant (passes/fuse_quantized_layers.hpp).

@@ -23,16 +23,18 @@ using ::onnx::TensorProto;
 enum class Role : std::uint8_t {
   Float,        ///< stays Float32
   Weighted,     ///< Conv, Gemm, MatMul: a quantised activation and constant weights in, its own quantisation out
-  Activations,  ///< Add, Sub, Mul, AveragePool, GlobalAveragePool: quantised activations in, its own quantisation out
+  Activations,  ///< Add, Sub, Mul, pooling, Sigmoid and the other tabled activations: quantised in, its own out
   Direct,       ///< MaxPool and the reshaping ops: moves its input's values, so keeps their quantisation
-  Removable,    ///< Relu, Clip: its clamp is the range calibrated after it, so it folds into the node before
+  Removable,    ///< Relu, Clip: its clamp is the range calibrated after it, so it folds into the node before;
+                ///< else it is quantised like the Activations
 };
 
 Role role_of(const NodeProto& node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx") return Role::Float;
   const std::string& op = node.op_type();
   if (op == "Conv" || op == "Gemm" || op == "MatMul") return Role::Weighted;
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "AveragePool" || op == "GlobalAveragePool")
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "AveragePool" || op == "GlobalAveragePool" ||
+      op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" || op == "Elu")
     return Role::Activations;
   if (op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" ||
       op == "Unsqueeze")
@@ -251,7 +253,8 @@ class QdqWriter {
   bool quantizable(const NodeProto& node, Role role) const {
     if (node.output_size() != 1 || !has_range(node.output(0))) return false;
     if (role == Role::Weighted) return weight_layout(node).has_value() && quantizable_activation(node.input(0));
-    if (role != Role::Activations || node.input_size() < activation_inputs(node)) return false;
+    if ((role != Role::Activations && role != Role::Removable) || node.input_size() < activation_inputs(node))
+      return false;
     for (int i = 0; i < activation_inputs(node); ++i)
       if (!quantizable_activation(node.input(i))) return false;
     return true;
@@ -423,7 +426,7 @@ class QdqWriter {
 
   Status rewrite(NodeProto& node) {
     const Role role = role_of(node);
-    if ((role == Role::Weighted || role == Role::Activations) && quantizable(node, role)) {
+    if (role != Role::Float && role != Role::Direct && quantizable(node, role)) {
       std::vector<const TensorQuantization*> inputs;
       for (int i = 0; i < (role == Role::Weighted ? 1 : activation_inputs(node)); ++i)
         inputs.push_back(&quantize_input(node.input(i)));

@@ -89,7 +89,7 @@ bool fuse_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_
   return rewire_as_int8<Op>(network, id, quantize, integers, inputs, constants, can_run);
 }
 
-/// Makes layer `id` (an Op whose inputs are all activations: Pooling2d, ElementwiseBinary) read the
+/// Makes layer `id` (an Op whose inputs are all activations: Pooling2d, ElementwiseBinary, Activation) read the
 /// integers behind its Dequantize inputs and produce what the Quantize layer `quantize` produced,
 /// when they are all QAsymmU8 or QAsymmS8 per tensor of one type and `can_run(op index, layer)`
 /// says a backend runs the result.
@@ -150,7 +150,7 @@ inline std::size_t move_dequantize_past_data_movers(Network& network) {
 
 /// Turns each Quantize whose input is the only output reader of a Float32 Convolution2d,
 /// DepthwiseConvolution2d or FullyConnected whose inputs come from Dequantize layers (activations,
-/// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d or ElementwiseBinary whose
+/// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d, ElementwiseBinary or Activation whose
 /// inputs are Dequantizes, into that layer computing in int8 (decision 0014): the Quantize drops out, and so do the
 /// Dequantize layers no one else reads. This is how a QDQ model's DQ -> op -> Q becomes one quantised layer.
 /// `can_run(op index, LayerInfo)` says whether a backend the program uses runs the int8 layer (optimize asks the
@@ -175,6 +175,8 @@ std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
                           ? detail::fuse_activations_into_int8<ops::Pooling2d>(network, producer, id, can_run)
                       : network.layer(producer).is<ops::ElementwiseBinary>()
                           ? detail::fuse_activations_into_int8<ops::ElementwiseBinary>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::Activation>()
+                          ? detail::fuse_activations_into_int8<ops::Activation>(network, producer, id, can_run)
                           : false;
     fused += done ? 1 : 0;
   }
