@@ -45,3 +45,17 @@ TEMPLATE_LIST_TEST_CASE("Concat matches RefBackend along every axis, with odd an
     check_against_ref<ops::Concat, TestType>({axis}, inputs, 0, 0);
   }
 }
+
+TEMPLATE_LIST_TEST_CASE("Concat moves int8 values of one quantisation and refuses to mix them", "[ops][concat][int8]",
+                        tested_backends) {
+  const QuantizationInfo q{{0.5f}, 10, {}};
+  const auto a = TestTensor::q8({1, 2}, DataType::QAsymmU8, q, {12, 8});
+  const auto b = TestTensor::q8({1, 1}, DataType::QAsymmU8, q, {255});
+  check_op<ops::Concat, TestType>({.axis = 1}, {a, b}, {TestTensor::q8({1, 3}, DataType::QAsymmU8, q, {12, 8, 255})});
+  // Bytes of another scale would change value if moved: a Requantize must come first.
+  const auto other = TestTensor::q8({1, 1}, DataType::QAsymmU8, {{0.25f}, 10, {}}, {255});
+  auto mixed = run_op<ops::Concat, TestType>({.axis = 1}, {a, other});
+  REQUIRE_FALSE(mixed);
+  CHECK_THAT(mixed.status().message(),
+             Catch::Contains("is quantised unlike the output") && Catch::Contains("requantize the input first"));
+}

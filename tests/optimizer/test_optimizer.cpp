@@ -139,13 +139,13 @@ TEST_CASE("An unavailable backend is skipped with its reason", "[optimizer]") {
 
 TEST_CASE("A data type no backend runs fails naming the layer and every reason", "[optimizer][errors]") {
   Network net;
-  auto x = net.add_input(0, {{4}, DataType::QAsymmU8, {{0.5f}, 0}}, "x");
+  auto x = net.add_input(0, {{4}, DataType::Signed32}, "x");
   net.add_output(0, net.add<ops::Activation>({}, {x}, "act"), "y");
   auto optimized = optimize<ReluOnlyBackend, RefBackend>(std::move(net));
   REQUIRE_FALSE(optimized);
   CHECK(optimized.status().message() ==
-        "layer 'act' (Activation) QAsymmU8 cannot run on any backend: ReluOnly: no QAsymmU8 workload; "
-        "CpuRef: no QAsymmU8 workload");
+        "layer 'act' (Activation) Signed32 cannot run on any backend: ReluOnly: no Signed32 workload; "
+        "CpuRef: no Signed32 workload");
 }
 
 TEST_CASE("optimize reports graph errors before assigning", "[optimizer][errors]") {
@@ -428,6 +428,31 @@ TEST_CASE("Dequantize -> Sigmoid -> Quantize becomes an int8 table activation", 
                                    "CpuRef (QAsymmU8)") &&
                        !Catch::Contains("quantize_y (Quantize)") && !Catch::Contains("dequantize_x"));
   CHECK(run_on_ref(*fused, {{-2, 0, 2, 4}}, 4) == std::vector<float>{31 / 256.0f, 0.5f, 225 / 256.0f, 251 / 256.0f});
+}
+
+TEST_CASE("Dequantize x2 -> Concat -> Quantize becomes Requantizes and an int8 Concat", "[optimizer][passes][int8]") {
+  // x = 1, -1 at scale 0.5, zero point 10; u = 1, 0.25 at 0.25, zero point 100; the output at 0.5,
+  // zero point 20: x moves exactly, u's 0.25 is half an output unit and goes up to 0.5.
+  Network net;
+  auto quantized = [&](BindingId binding, const char* name, QuantizationInfo q) {
+    auto x = net.add<ops::Quantize>({}, {net.add_input(binding, {{1, 1, 1, 2}}, name)});
+    (void)net.set_output_type(x, DataType::QAsymmU8, std::move(q));
+    return net.add<ops::Dequantize>({}, {x});
+  };
+  auto joined = net.add<ops::Concat>(
+      {.axis = 3}, {quantized(0, "x", {{0.5f}, 10, {}}), quantized(1, "u", {{0.25f}, 100, {}})}, "concat");
+  auto y = net.add<ops::Quantize>({}, {joined}, "quantize_y");
+  (void)net.set_output_type(y, DataType::QAsymmU8, {{0.5f}, 20, {}});
+  net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+  auto fused = optimize<RefBackend>(net);
+  REQUIRE(fused);
+  const std::string text = fused->to_string();
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("concat (Concat) QAsymmU8 [1, 1, 1, 4] (scale 0.5, zero point 20) -> "
+                                   "CpuRef (QAsymmU8)") &&
+                       Catch::Contains("concat/requantize0 (Requantize)") &&
+                       Catch::Contains("concat/requantize1 (Requantize)") && !Catch::Contains("quantize_y (Quantize)"));
+  CHECK(run_on_ref(*fused, {{1, -1}, {1, 0.25f}}, 4) == std::vector<float>{1, -1, 1, 0.5f});
 }
 
 TEST_CASE("Dequantize -> Quantize becomes nothing, or a Requantize", "[optimizer][passes][int8]") {

@@ -9,7 +9,9 @@
 namespace kiln::ops {
 
 /// Concatenation (ONNX Concat, TFLite CONCATENATION). All inputs have the same rank, type and
-/// dimensions except along `axis` (negative counts from the end).
+/// dimensions except along `axis` (negative counts from the end). Concat moves values: quantised
+/// inputs must already have the output's quantisation (the optimizer puts a Requantize before each
+/// input of an int8 Concat made from a QDQ model whose quantisation differs).
 struct Concat {
   static constexpr std::string_view name = "Concat";
   static constexpr Arity arity{1, 64};
@@ -17,6 +19,17 @@ struct Concat {
     std::int64_t axis = 0;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
+
+  /// What every backend's Concat checks at load: each input has the output's quantisation, so
+  /// that moving its bytes moves its values.
+  static Status check_quantization(std::span<const TensorInfo> in, const TensorInfo& out) {
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (in[i].quantization != out.quantization)
+        return Status::error(ErrorCode::Unsupported, "input ", i, " ", in[i].to_string(),
+                             " is quantised unlike the output ", out.to_string(),
+                             "; Concat moves bytes, so requantize the input first");
+    return Status::ok();
+  }
 
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     auto axis = detail::normalize_axis(p.axis, in[0].rank());

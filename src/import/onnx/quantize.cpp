@@ -23,7 +23,7 @@ using ::onnx::TensorProto;
 enum class Role : std::uint8_t {
   Float,        ///< stays Float32
   Weighted,     ///< Conv, Gemm, MatMul: a quantised activation and constant weights in, its own quantisation out
-  Activations,  ///< Add, Sub, Mul, pooling, Sigmoid and the other tabled activations: quantised in, its own out
+  Activations,  ///< Add, Sub, Mul, Concat, pooling, the tabled activations: quantised in, its own quantisation out
   Direct,       ///< MaxPool and the reshaping ops: moves its input's values, so keeps their quantisation
   Removable,    ///< Relu, Clip: its clamp is the range calibrated after it, so it folds into the node before;
                 ///< else it is quantised like the Activations
@@ -33,7 +33,7 @@ Role role_of(const NodeProto& node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx") return Role::Float;
   const std::string& op = node.op_type();
   if (op == "Conv" || op == "Gemm" || op == "MatMul") return Role::Weighted;
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "AveragePool" || op == "GlobalAveragePool" ||
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Concat" || op == "AveragePool" || op == "GlobalAveragePool" ||
       op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" || op == "Elu")
     return Role::Activations;
   if (op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" ||
@@ -46,6 +46,7 @@ Role role_of(const NodeProto& node) {
 /// How many leading inputs of a node carry activations (the others are weights, shapes, limits).
 int activation_inputs(const NodeProto& node) {
   const std::string& op = node.op_type();
+  if (op == "Concat") return node.input_size();
   return (op == "Add" || op == "Sub" || op == "Mul") ? 2 : 1;
 }
 

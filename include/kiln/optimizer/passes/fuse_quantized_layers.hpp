@@ -111,6 +111,46 @@ bool fuse_activations_into_int8(Network& network, LayerId id, LayerId quantize, 
   return rewire_as_int8<Op>(network, id, quantize, integers, inputs, constants, can_run);
 }
 
+/// Makes Concat `id` read the integers behind its Dequantize inputs and produce what the Quantize
+/// layer `quantize` produced, when they are all of its type, per tensor: an input quantised
+/// otherwise is read through a Requantize to the output's quantisation (rounded once, ties up, as
+/// fold_dequantize_quantize's), since Concat moves bytes. Only when `can_run` says backends run the
+/// Concat and each Requantize.
+template <class CanRun>
+bool fuse_concat_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_run) {
+  const TensorInfo y = network.tensor_info({quantize, 0});  // a copy: the network changes below
+  if ((y.type != DataType::QAsymmU8 && y.type != DataType::QAsymmS8) || y.quantization.is_per_axis()) return false;
+  std::vector<OutputSlot> integers;
+  std::vector<TensorInfo> inputs;
+  const ops::Requantize::Params requantize{};
+  const void* no_constant[] = {nullptr};
+  for (const auto& input : network.layer(id).inputs) {
+    const auto x = dequantized_from(network, input);
+    if (!x) return false;
+    const TensorInfo x_info = current_info(network, *x);
+    if (x_info.type != y.type || x_info.quantization.is_per_axis()) return false;
+    const TensorInfo as_output{x_info.shape, y.type, y.quantization};
+    const TensorInfo requantize_in[] = {x_info}, requantize_out[] = {as_output};
+    if (x_info.quantization != y.quantization &&
+        !can_run(ops::op_index_v<ops::Requantize>, LayerInfo{&requantize, requantize_in, requantize_out, no_constant}))
+      return false;
+    integers.push_back(*x);
+    inputs.push_back(as_output);
+  }
+  const std::vector<const void*> constants(inputs.size(), nullptr);
+  const TensorInfo outputs[] = {{network.tensor_info({id, 0}).shape, y.type, y.quantization}};
+  if (!can_run(ops::op_index_v<ops::Concat>,
+               LayerInfo{network.layer(id).params_if<ops::Concat>(), inputs, outputs, constants}))
+    return false;
+  for (std::size_t i = 0; i < integers.size(); ++i) {
+    if (current_info(network, integers[i]).quantization == y.quantization) continue;
+    const std::string name = network.layer(id).name + "/requantize" + std::to_string(i);
+    integers[i] = network.add<ops::Requantize>(requantize, {integers[i]}, name);
+    (void)network.set_output_type(integers[i], y.type, y.quantization);
+  }
+  return rewire_as_int8<ops::Concat>(network, id, quantize, integers, inputs, constants, can_run);
+}
+
 }  // namespace detail
 
 /// Moves each Dequantize of a computed per-tensor quantised tensor past the Reshape or Transpose
@@ -150,9 +190,9 @@ inline std::size_t move_dequantize_past_data_movers(Network& network) {
 
 /// Turns each Quantize whose input is the only output reader of a Float32 Convolution2d,
 /// DepthwiseConvolution2d or FullyConnected whose inputs come from Dequantize layers (activations,
-/// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d, ElementwiseBinary or Activation whose
-/// inputs are Dequantizes, into that layer computing in int8 (decision 0014): the Quantize drops out, and so do the
-/// Dequantize layers no one else reads. This is how a QDQ model's DQ -> op -> Q becomes one quantised layer.
+/// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d, ElementwiseBinary, Activation or
+/// Concat whose inputs are Dequantizes, into that layer computing in int8 (decision 0014): the Quantize drops out, and
+/// so do the Dequantize layers no one else reads. This is how a QDQ model's DQ -> op -> Q becomes one quantised layer.
 /// `can_run(op index, LayerInfo)` says whether a backend the program uses runs the int8 layer (optimize asks the
 /// backends' workload tables); a layer none runs stays in Float32. Returns how many were fused.
 template <class CanRun>
@@ -177,6 +217,8 @@ std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
                           ? detail::fuse_activations_into_int8<ops::ElementwiseBinary>(network, producer, id, can_run)
                       : network.layer(producer).is<ops::Activation>()
                           ? detail::fuse_activations_into_int8<ops::Activation>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::Concat>()
+                          ? detail::fuse_concat_into_int8(network, producer, id, can_run)
                           : false;
     fused += done ? 1 : 0;
   }

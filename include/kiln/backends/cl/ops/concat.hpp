@@ -13,6 +13,9 @@ class ConcatBytes : public DataMovementKernel<ops::Concat> {
  public:
   using DataMovementKernel::DataMovementKernel;
 
+  static Status is_supported(const WorkloadInfo<ops::Concat>& info) {
+    return ops::Concat::check_quantization(info.inputs, info.outputs[0]);
+  }
   static Expected<ConcatBytes> create(const WorkloadInfo<ops::Concat>& info, Context& context) {
     auto made =
         make<ConcatBytes>(info, context, "data_movement", "strided_copy", opencl::element_option(info.outputs[0].type));

@@ -10,6 +10,9 @@ inline namespace KILN_NEON_ISA {
 /// Moves bytes, so one class serves every data type.
 class ConcatBytes {
  public:
+  static Status is_supported(const WorkloadInfo<ops::Concat>& info) {
+    return ops::Concat::check_quantization(info.inputs, info.outputs[0]);
+  }
   explicit ConcatBytes(const WorkloadInfo<ops::Concat>& info)
       : pieces_(info.outputs[0].shape, info.inputs,
                 *kiln::detail::normalize_axis(info.params.axis, info.outputs[0].shape.rank()), true) {}

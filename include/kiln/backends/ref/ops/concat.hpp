@@ -13,6 +13,10 @@ class ConcatBytes : public DataMovementKernel<ops::Concat> {
  public:
   using DataMovementKernel::DataMovementKernel;
 
+  static Status is_supported(const WorkloadInfo<ops::Concat>& info) {
+    return ops::Concat::check_quantization(info.inputs, info.outputs[0]);
+  }
+
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& shape = out[0].info.shape;
     const std::size_t axis = *detail::normalize_axis(params_.axis, shape.rank());
