@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -341,6 +342,19 @@ TEST_CASE("the quantiser refuses what it cannot quantise, saying why", "[quantiz
   auto refused = kiln::onnx::write_qdq_model(std::as_bytes(std::span(old_opset)), {});
   REQUIRE(!refused);
   CHECK_THAT(message(refused), Catch::Contains("per channel need opset 13"));
+
+  auto poisoned = parse(model);
+  for (auto& t : *poisoned.mutable_graph()->mutable_initializer())
+    if (t.name() == "onnx::Conv_29") {
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      t.mutable_raw_data()->replace(0, sizeof nan, reinterpret_cast<const char*>(&nan), sizeof nan);
+    }
+  std::string nan_weights;
+  poisoned.SerializeToString(&nan_weights);
+  auto no_integer = kiln::onnx::write_qdq_model(std::as_bytes(std::span(nan_weights)),
+                                                ort_ranges(fixtures + "digits_ort_ranges.txt"));
+  REQUIRE(!no_integer);
+  CHECK_THAT(message(no_integer), Catch::Contains("'onnx::Conv_29' holds an infinity or NaN"));
 
   auto twice = kiln::onnx::write_qdq_model(read_bytes(fixtures + "digits_qdq_u8.onnx"), {});
   REQUIRE(!twice);

@@ -37,15 +37,19 @@ TEST_CASE("Activation rejects a bounded ReLU whose lower bound exceeds its upper
   CHECK_THAT(r.status().message(), Catch::Contains("lower bound b <= upper bound a"));
 }
 
+namespace {
+using F = ops::ActivationFunction;
+/// Every function, with parameters where it takes them (GELU twice: exact and the tanh form).
+const ops::Activation::Params every_function[] = {
+    {F::ReLU}, ops::Activation::relu6(),     {F::LeakyReLU, 0.1f}, {F::ELU, 1.5f}, {F::Sigmoid},
+    {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f}, {F::HardSwish},       {F::GELU},      {F::GELU, 1.0f},
+    {F::SiLU}};
+}  // namespace
+
 TEMPLATE_LIST_TEST_CASE("Activation matches RefBackend on every vector tail", "[ops][activation]",
                         accelerated_backends) {
-  using F = ops::ActivationFunction;
-  const ops::Activation::Params functions[] = {
-      {F::ReLU}, ops::Activation::relu6(),     {F::LeakyReLU, 0.1f}, {F::ELU, 1.5f}, {F::Sigmoid},
-      {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f}, {F::HardSwish},       {F::GELU},      {F::GELU, 1.0f},
-      {F::SiLU}};
   for (std::uint32_t n : {1u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 33u, 40000u})
-    for (const auto& p : functions) {
+    for (const auto& p : every_function) {
       INFO("function " << static_cast<int>(p.function) << ", " << n << " elements");
       check_against_ref<ops::Activation, TestType>(p, {random_f32({n}, n, -6.0f, 6.0f)}, 4e-6, 1e-6);
     }
@@ -53,7 +57,6 @@ TEMPLATE_LIST_TEST_CASE("Activation matches RefBackend on every vector tail", "[
 
 TEMPLATE_LIST_TEST_CASE("Activation in int8: Dequantize, the function, Quantize (hand-computed)",
                         "[ops][activation][int8]", tested_backends) {
-  using F = ops::ActivationFunction;
   // u8 at scale 0.5, zero point 128: bytes 120, 126, 128, 130, 140 are -4, -1, 0, 1, 6.
   const auto x = TestTensor::q8({5}, DataType::QAsymmU8, {{0.5f}, 128, {}}, {120, 126, 128, 130, 140});
   // ReLU6 at scale 0.05, zero point 0: 0, 0, 0, 1, 6 -> 0, 0, 0, 20, 120.
@@ -84,14 +87,10 @@ TEST_CASE("Activation in int8 refuses an output of another type, saying so", "[o
 
 TEMPLATE_LIST_TEST_CASE("Activation in int8 is bit-exact with RefBackend for every function", "[ops][activation][int8]",
                         accelerated_backends) {
-  using F = ops::ActivationFunction;
-  const ops::Activation::Params functions[] = {
-      {F::ReLU}, ops::Activation::relu6(),     {F::LeakyReLU, 0.1f}, {F::ELU, 1.5f}, {F::Sigmoid},
-      {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f}, {F::HardSwish},       {F::GELU},      {F::SiLU}};
   std::uint32_t seed = 4100;
   for (DataType type : {DataType::QAsymmU8, DataType::QAsymmS8})
     for (std::uint32_t n : {1u, 17u, 40000u})  // the last is split over threads
-      for (const auto& p : functions) {
+      for (const auto& p : every_function) {
         INFO(to_string(type) << " function " << static_cast<int>(p.function) << ", " << n << " elements");
         const bool u8 = type == DataType::QAsymmU8;
         const auto x = random_q8({n}, type, {{0.047f}, u8 ? 140 : 12, {}}, ++seed);

@@ -313,6 +313,22 @@ std::vector<float> run_on_ref(const optimized_network_t<RefBackend>& optimized, 
 std::vector<float> run_qdq_convolution(const optimized_network_t<RefBackend>& optimized) {
   return run_on_ref(optimized, {{1, -1, 0, 10}}, 8);
 }
+/// Input `binding` of `shape` quantised to QAsymmU8 with `q`, then dequantized: what a QDQ model
+/// feeds a float layer.
+OutputSlot dequantized_input(Network& net, BindingId binding, const std::string& name, TensorShape shape,
+                             QuantizationInfo q) {
+  auto x = net.add<ops::Quantize>({}, {net.add_input(binding, {shape}, name)}, "quantize_" + name);
+  (void)net.set_output_type(x, DataType::QAsymmU8, std::move(q));
+  return net.add<ops::Dequantize>({}, {x}, "dequantize_" + name);
+}
+
+/// `y` quantised to QAsymmU8 with `q` (layer "quantize_y"), dequantized and made output 0.
+void add_quantized_output(Network& net, OutputSlot y, QuantizationInfo q) {
+  auto quantized = net.add<ops::Quantize>({}, {y}, "quantize_y");
+  (void)net.set_output_type(quantized, DataType::QAsymmU8, std::move(q));
+  net.add_output(0, net.add<ops::Dequantize>({}, {quantized}, "dequantize_y"), "y");
+}
+
 }  // namespace
 
 TEST_CASE("Dequantize -> convolution -> Quantize becomes an int8 convolution", "[optimizer][passes][int8]") {
@@ -367,13 +383,9 @@ TEST_CASE("Dequantize -> Pooling2d -> Quantize becomes an int8 pooling", "[optim
   // scale 0.25 (zero point 100) 140; average 2.5 -> 10 -> 110.
   for (const ops::PoolingKind kind : {ops::PoolingKind::Max, ops::PoolingKind::Average}) {
     Network net;
-    auto x = net.add<ops::Quantize>({}, {net.add_input(0, {{1, 2, 2, 1}}, "x")}, "quantize_x");
-    (void)net.set_output_type(x, DataType::QAsymmU8, {{0.5f}, 10, {}});
     auto pooled = net.add<ops::Pooling2d>({.kind = kind, .global = true},
-                                          {net.add<ops::Dequantize>({}, {x}, "dequantize_x")}, "pool");
-    auto y = net.add<ops::Quantize>({}, {pooled}, "quantize_y");
-    (void)net.set_output_type(y, DataType::QAsymmU8, {{0.25f}, 100, {}});
-    net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+                                          {dequantized_input(net, 0, "x", {1, 2, 2, 1}, {{0.5f}, 10, {}})}, "pool");
+    add_quantized_output(net, pooled, {{0.25f}, 100, {}});
     auto fused = optimize<RefBackend>(net);
     REQUIRE(fused);
     const std::string text = fused->to_string();
@@ -389,16 +401,11 @@ TEST_CASE("Dequantize x2 -> Add -> Quantize becomes an int8 Add", "[optimizer][p
   // x = 1, -1, 0, 10 at scale 0.5, zero point 10; u = 1, 0, -10, 0.5 at 0.25, zero point 100; the
   // sum 2, -1, -10, 10.5 at 0.5, zero point 20 is exact.
   Network net;
-  auto quantized = [&](BindingId binding, const char* name, QuantizationInfo q) {
-    auto x = net.add<ops::Quantize>({}, {net.add_input(binding, {{1, 2, 2, 1}}, name)});
-    (void)net.set_output_type(x, DataType::QAsymmU8, std::move(q));
-    return net.add<ops::Dequantize>({}, {x});
-  };
-  auto sum = net.add<ops::ElementwiseBinary>(
-      {ops::BinaryOperation::Add}, {quantized(0, "x", {{0.5f}, 10, {}}), quantized(1, "u", {{0.25f}, 100, {}})}, "add");
-  auto y = net.add<ops::Quantize>({}, {sum}, "quantize_y");
-  (void)net.set_output_type(y, DataType::QAsymmU8, {{0.5f}, 20, {}});
-  net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+  auto sum = net.add<ops::ElementwiseBinary>({ops::BinaryOperation::Add},
+                                             {dequantized_input(net, 0, "x", {1, 2, 2, 1}, {{0.5f}, 10, {}}),
+                                              dequantized_input(net, 1, "u", {1, 2, 2, 1}, {{0.25f}, 100, {}})},
+                                             "add");
+  add_quantized_output(net, sum, {{0.5f}, 20, {}});
   auto fused = optimize<RefBackend>(net);
   REQUIRE(fused);
   const std::string text = fused->to_string();
@@ -413,13 +420,9 @@ TEST_CASE("Dequantize -> Sigmoid -> Quantize becomes an int8 table activation", 
   // x = -2, 0, 2, 4 at scale 0.5, zero point 10; sigmoid = 0.119203, 0.5, 0.880797, 0.982014 at
   // 1/256, zero point 0: 30.516 -> 31, 128, 225.484 -> 225, 251.396 -> 251.
   Network net;
-  auto x = net.add<ops::Quantize>({}, {net.add_input(0, {{1, 2, 2, 1}}, "x")}, "quantize_x");
-  (void)net.set_output_type(x, DataType::QAsymmU8, {{0.5f}, 10, {}});
   auto s = net.add<ops::Activation>({ops::ActivationFunction::Sigmoid},
-                                    {net.add<ops::Dequantize>({}, {x}, "dequantize_x")}, "sigmoid");
-  auto y = net.add<ops::Quantize>({}, {s}, "quantize_y");
-  (void)net.set_output_type(y, DataType::QAsymmU8, {{1.0f / 256}, 0, {}});
-  net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+                                    {dequantized_input(net, 0, "x", {1, 2, 2, 1}, {{0.5f}, 10, {}})}, "sigmoid");
+  add_quantized_output(net, s, {{1.0f / 256}, 0, {}});
   auto fused = optimize<RefBackend>(net);
   REQUIRE(fused);
   const std::string text = fused->to_string();
@@ -434,16 +437,11 @@ TEST_CASE("Dequantize x2 -> Concat -> Quantize becomes Requantizes and an int8 C
   // x = 1, -1 at scale 0.5, zero point 10; u = 1, 0.25 at 0.25, zero point 100; the output at 0.5,
   // zero point 20: x moves exactly, u's 0.25 is half an output unit and goes up to 0.5.
   Network net;
-  auto quantized = [&](BindingId binding, const char* name, QuantizationInfo q) {
-    auto x = net.add<ops::Quantize>({}, {net.add_input(binding, {{1, 1, 1, 2}}, name)});
-    (void)net.set_output_type(x, DataType::QAsymmU8, std::move(q));
-    return net.add<ops::Dequantize>({}, {x});
-  };
-  auto joined = net.add<ops::Concat>(
-      {.axis = 3}, {quantized(0, "x", {{0.5f}, 10, {}}), quantized(1, "u", {{0.25f}, 100, {}})}, "concat");
-  auto y = net.add<ops::Quantize>({}, {joined}, "quantize_y");
-  (void)net.set_output_type(y, DataType::QAsymmU8, {{0.5f}, 20, {}});
-  net.add_output(0, net.add<ops::Dequantize>({}, {y}, "dequantize_y"), "y");
+  auto joined = net.add<ops::Concat>({.axis = 3},
+                                     {dequantized_input(net, 0, "x", {1, 1, 1, 2}, {{0.5f}, 10, {}}),
+                                      dequantized_input(net, 1, "u", {1, 1, 1, 2}, {{0.25f}, 100, {}})},
+                                     "concat");
+  add_quantized_output(net, joined, {{0.5f}, 20, {}});
   auto fused = optimize<RefBackend>(net);
   REQUIRE(fused);
   const std::string text = fused->to_string();

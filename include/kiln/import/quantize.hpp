@@ -54,12 +54,12 @@ class TensorStatistics {
         max_ = std::max(max_, v);
       }
   }
-  /// Second pass, after every first-pass call: the histogram over [min(), max()].
+  /// Second pass, after every first-pass call: the histogram over [min(), max()] of the finite values.
   void observe_histogram(std::span<const float> values) {
     if (histogram_.empty()) histogram_.assign(bins, 0);
     const double width = bin_width();
     for (float v : values) {
-      if (std::isnan(v)) continue;
+      if (!std::isfinite(v)) continue;
       const double position = width > 0.0 ? (double{v} - min_) / width : 0.0;
       ++histogram_[std::min(bins - 1, static_cast<std::size_t>(std::clamp(position, 0.0, double(bins - 1))))];
     }

@@ -347,13 +347,23 @@ class QdqWriter {
       if (auto found = reader_name_.find(node.input(i)); found != reader_name_.end()) node.set_input(i, found->second);
   }
 
+  /// The values of Float32 initializer `name`, or an error when one is not finite (it has no integer).
+  Expected<detail::ConstValue> finite_values(const std::string& name) const {
+    auto value = detail::read_constant(*initializer(name));
+    if (!value) return value.status();
+    if (!std::ranges::all_of(value->floats, [](float v) { return std::isfinite(v); }))
+      return Status::error(ErrorCode::InvalidArgument, "initializer '", name,
+                           "' holds an infinity or NaN, which no integer represents");
+    return value;
+  }
+
   /// The int8 weights of initializer `name` (per channel along `axis`, or per tensor), quantised
   /// symmetrically as ONNX Runtime does: scale = max |w| / 127 (computed in double, stored as
   /// float), q = round half to even of the float quotient w / scale. Made once per initializer.
   Expected<QuantizedWeights> quantize_weights(const std::string& name, std::int64_t axis) {
     const std::string key = name + "@" + std::to_string(options_.per_channel ? axis : -1);
     if (auto found = weights_.find(key); found != weights_.end()) return found->second;
-    auto value = detail::read_constant(*initializer(name));
+    auto value = finite_values(name);
     if (!value) return value.status();
     const std::vector<std::int64_t>& dims = value->dims;
     std::size_t channels = 1, inner = 1;
@@ -396,7 +406,7 @@ class QdqWriter {
   /// Made per node: the input scale is the node's.
   Expected<std::string> quantize_bias(const std::string& name, float input_scale,
                                       std::span<const float> weight_scales) {
-    auto value = detail::read_constant(*initializer(name));
+    auto value = finite_values(name);
     if (!value) return value.status();
     std::vector<float> scales;
     for (float w : weight_scales) scales.push_back(input_scale * w);
