@@ -168,7 +168,11 @@ Expected<QuantizedModel> quantize(std::span<const std::byte> model, const HostTe
   for (const ModelTensor& out : outputs) buffers.emplace_back(out.info.num_bytes());
   for (std::size_t i = 0; i < outputs.size(); ++i)
     bindings.push_back({outputs[i].binding, {outputs[i].info, buffers[i].data()}});
+  // Each Float32 output's statistics, looked up once: the passes run every example.
   CalibrationStatistics statistics;
+  std::vector<TensorStatistics*> observed(outputs.size(), nullptr);
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].info.type == DataType::Float32) observed[i] = &statistics[outputs[i].name];
   const std::size_t count = examples.data.size() / example_bytes;
   auto pass = [&](bool histogram) -> Status {
     for (std::size_t e = 0; e < count; ++e) {
@@ -176,11 +180,10 @@ Expected<QuantizedModel> quantize(std::span<const std::byte> model, const HostTe
       if (auto status = runtime.enqueue(*id, in, bindings); !status)
         return status.with_context(kiln::detail::str_cat("calibration example ", e));
       for (std::size_t i = 0; i < outputs.size(); ++i) {
-        if (outputs[i].info.type != DataType::Float32) continue;
+        if (!observed[i]) continue;
         const std::span<const float> values(reinterpret_cast<const float*>(buffers[i].data()),
                                             outputs[i].info.num_elements());
-        auto& seen = statistics[outputs[i].name];
-        histogram ? seen.observe_histogram(values) : seen.observe_range(values);
+        histogram ? observed[i]->observe_histogram(values) : observed[i]->observe_range(values);
       }
     }
     return Status::ok();
