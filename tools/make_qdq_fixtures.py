@@ -4,8 +4,8 @@
 independent of kiln.
 
 The digits classifier (examples/digits/digits_cnn.onnx) is quantised by ONNX Runtime's own
-quantiser (quantize_static, QDQ format, per-channel int8 weights, activations in uint8 and in
-int8, min/max calibration on the first 200 test images), and ONNX Runtime runs each quantised
+quantiser (quantize_static, in its QDQ format and in its QOperator one, per-channel int8 weights,
+activations in uint8 and in int8, min/max calibration on the first 200 test images), and ONNX Runtime runs each quantised
 model with its graph optimisations off, so that its outputs follow the QDQ definition op by op.
 The tests compare kiln's outputs on the same images with these.
 
@@ -30,6 +30,7 @@ Needs the PyPI packages onnxruntime (1.3x) and onnx, e.g. the benchmark venv:
 The output is deterministic; commit it. CI does not run this script.
 """
 import argparse
+import itertools
 import os
 import subprocess
 import tempfile
@@ -42,6 +43,10 @@ from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantTy
 from onnxruntime.quantization.calibrate import CalibrationMethod, create_calibrator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ACTIVATIONS = (("u8", QuantType.QUInt8), ("s8", QuantType.QInt8))
+# ONNX Runtime's two forms of one quantisation: float ops between QuantizeLinear/DequantizeLinear,
+# and its quantised operators (QLinearConv, com.microsoft QLinearAdd, QGemm...).
+FORMATS = (("qdq", QuantFormat.QDQ), ("qop", QuantFormat.QOperator))
 DIGITS = os.path.join(ROOT, "examples", "digits")
 
 
@@ -107,12 +112,12 @@ def main(out_dir):
     images = np.load(os.path.join(DIGITS, "test_images.npy")).astype(np.float32)
     model = os.path.join(DIGITS, "digits_cnn.onnx")
     name = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).get_inputs()[0].name
-    for suffix, activations in (("u8", QuantType.QUInt8), ("s8", QuantType.QInt8)):
-        quantized = os.path.join(out_dir, f"digits_qdq_{suffix}.onnx")
-        quantize_static(model, quantized, Images(images[:200], name), quant_format=QuantFormat.QDQ,
+    for (suffix, activations), (form, quant_format) in itertools.product(ACTIVATIONS, FORMATS):
+        quantized = os.path.join(out_dir, f"digits_{form}_{suffix}.onnx")
+        quantize_static(model, quantized, Images(images[:200], name), quant_format=quant_format,
                         activation_type=activations, weight_type=QuantType.QInt8, per_channel=True)
         logits = run_without_optimisations(quantized, images)
-        np.save(os.path.join(out_dir, f"digits_qdq_{suffix}_ort_logits.npy"), logits.astype(np.float32))
+        np.save(os.path.join(out_dir, f"digits_{form}_{suffix}_ort_logits.npy"), logits.astype(np.float32))
         print(f"{quantized}: {len(images)} images, ORT onnxruntime {ort.__version__}")
     write_ranges(model, images[:200], name, os.path.join(out_dir, "digits_ort_ranges.txt"))
     kiln_int8 = os.path.join(DIGITS, "digits_cnn_int8.onnx")
@@ -124,14 +129,16 @@ def main(out_dir):
     rng = np.random.default_rng(7)
     calibration = rng.standard_normal((64, 1, 3, 32, 32)).astype(np.float32)
     write_ranges(model, calibration[:, 0], name, os.path.join(out_dir, "mobilenet_v2_tiny_ort_ranges.txt"))
-    for suffix, activations in (("u8", QuantType.QUInt8), ("s8", QuantType.QInt8)):
-        folder = os.path.join(out_dir, f"mobilenet_v2_tiny_qdq_{suffix}")
-        os.makedirs(folder, exist_ok=True)
-        quantized = os.path.join(folder, "model.onnx")
-        quantize_static(model, quantized, Images(calibration[:, 0], name), quant_format=QuantFormat.QDQ,
-                        activation_type=activations, weight_type=QuantType.QInt8, per_channel=True)
-        write_check_case(folder, quantized, rng.standard_normal((1, 3, 32, 32)).astype(np.float32), name)
-        print(f"{quantized}: ORT onnxruntime {ort.__version__}")
+    for suffix, activations in ACTIVATIONS:
+        x = rng.standard_normal((1, 3, 32, 32)).astype(np.float32)
+        for form, quant_format in FORMATS:
+            folder = os.path.join(out_dir, f"mobilenet_v2_tiny_{form}_{suffix}")
+            os.makedirs(folder, exist_ok=True)
+            quantized = os.path.join(folder, "model.onnx")
+            quantize_static(model, quantized, Images(calibration[:, 0], name), quant_format=quant_format,
+                            activation_type=activations, weight_type=QuantType.QInt8, per_channel=True)
+            write_check_case(folder, quantized, x, name)
+            print(f"{quantized}: ORT onnxruntime {ort.__version__}")
 
 
 if __name__ == "__main__":

@@ -113,10 +113,12 @@ std::string run_set(ToolRuntime& runtime, const kiln::onnx::ImportedModel& model
   return problem;
 }
 
-// Inputs that set shapes, axes or bounds rather than carry data: integer tensors and short float
-// vectors (Resize's scales, Clip's bounds). Test models take them as inputs; kiln needs them at import.
+// Inputs that set shapes, axes, bounds or quantisation rather than carry data: 32-bit integer and
+// bool tensors, and short vectors (Resize's scales, Clip's bounds, scales and zero points). Test
+// models take them as inputs; kiln needs them at import.
 bool sets_shapes(const kiln::onnx::HostTensor& t) {
-  return t.info.type != kiln::DataType::Float32 || (t.info.rank() <= 1 && t.info.num_elements() <= 8);
+  const bool short_vector = t.info.rank() <= 1 && t.info.num_elements() <= 8;
+  return short_vector || (t.info.type != kiln::DataType::Float32 && !kiln::is_quantized(t.info.type));
 }
 
 // Imports the case's model and runs its data sets on every backend; the problem, or "" when all pass.

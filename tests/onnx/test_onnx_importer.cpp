@@ -54,6 +54,16 @@ class ModelBuilder {
     for (float v : values) t->add_float_data(v);
     return *this;
   }
+  /// An initializer of a 32-bit-or-narrower integer type (INT32, INT8, UINT8): ONNX keeps them in int32_data.
+  ModelBuilder& narrow_initializer(const std::string& name, int type, std::vector<std::int64_t> dims,
+                                   std::vector<std::int32_t> values) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (auto d : dims) t->add_dims(d);
+    for (auto v : values) t->add_int32_data(v);
+    return *this;
+  }
   ModelBuilder& int_initializer(const std::string& name, std::vector<std::int64_t> values) {
     auto* t = model_.mutable_graph()->add_initializer();
     t->set_name(name);
@@ -105,13 +115,14 @@ void set_float(::onnx::NodeProto& node, const std::string& name, float value) {
 }
 
 /// Runs a model with one input and one output on RefBackend.
-std::vector<float> run(kiln::onnx::ImportedModel& model, const std::vector<float>& input) {
+template <class Out = float, class In = float>
+std::vector<Out> run(kiln::onnx::ImportedModel& model, const std::vector<In>& input) {
   auto optimized = optimize<RefBackend>(model.network);
   REQUIRE(optimized);
   Runtime<RefBackend> runtime;
   auto id = runtime.load(*optimized);
   REQUIRE(id);
-  std::vector<float> out(model.outputs.at(0).info.num_elements());
+  std::vector<Out> out(model.outputs.at(0).info.num_elements());
   const InputBinding in[] = {{0, {model.inputs.at(0).info, input.data()}}};
   const OutputBinding outs[] = {{0, {model.outputs.at(0).info, out.data()}}};
   REQUIRE(runtime.enqueue(*id, in, outs));
@@ -162,6 +173,54 @@ TEST_CASE("ONNX Gemm with transA, alpha, beta and a bias vector", "[onnx]") {
   auto model = m.import();
   REQUIRE(model);
   CHECK(run(*model, {1, 4, 2, 5, 3, 6}) == std::vector<float>{13, 20, 25, 32});
+}
+
+TEST_CASE("ONNX QLinearConv on a uint8 graph input: hand-computed, one int8 layer", "[onnx][quantized]") {
+  // x = (q - 10) x 0.5 = [-5, 0.5, 5, 122.5]; per-channel int8 weights 2 x 0.25 = 0.5 and -3 x 0.125 =
+  // -0.375, int32 biases 4 and -8 at scale 0.5 x weight scale = 0.5 and -0.5; y = q x 0.2 + 5, saturated:
+  // channel 0: 0.5 x + 0.5 = [-2, 0.75, 3, 61.75] -> [-10, 3.75, 15, 308.75] + 5 -> [0, 9, 20, 255];
+  // channel 1: -0.375 x - 0.5 = [1.375, -0.6875, -2.375, -46.4375] -> [7, -3, -12, -232] + 5 -> [12, 2, 0, 0].
+  ModelBuilder m;
+  m.input("x", {1, 1, 2, 2}, ::onnx::TensorProto::UINT8)
+      .initializer("x_scale", {}, {0.5f})
+      .narrow_initializer("x_zero", ::onnx::TensorProto::UINT8, {}, {10})
+      .narrow_initializer("w", ::onnx::TensorProto::INT8, {2, 1, 1, 1}, {2, -3})
+      .initializer("w_scale", {2}, {0.25f, 0.125f})
+      .narrow_initializer("w_zero", ::onnx::TensorProto::INT8, {2}, {0, 0})
+      .initializer("y_scale", {}, {0.2f})
+      .narrow_initializer("y_zero", ::onnx::TensorProto::UINT8, {}, {5})
+      .narrow_initializer("b", ::onnx::TensorProto::INT32, {2}, {4, -8});
+  m.node("QLinearConv", {"x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero", "b"}, {"y"}, "qconv");
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(model->inputs[0].info == TensorInfo{TensorShape{1, 1, 2, 2}, DataType::QAsymmU8, kiln::onnx::raw_integers()});
+  CHECK(model->outputs[0].info.type == DataType::QAsymmU8);
+  CHECK(model->outputs[0].info.quantization == QuantizationInfo{{0.2f}, 5, {}});
+  CHECK(run<std::uint8_t, std::uint8_t>(*model, {0, 11, 20, 255}) ==
+        std::vector<std::uint8_t>{0, 9, 20, 255, 12, 2, 0, 0});
+  auto optimized = optimize<RefBackend>(model->network);
+  REQUIRE(optimized);
+  const Network& net = optimized->network();
+  std::size_t int8_convolutions = 0, conversions = 0;
+  for (LayerId id : optimized->execution_order()) {
+    const Layer& layer = net.layer(id);
+    int8_convolutions += layer.is<ops::Convolution2d>() && net.tensor_info({id, 0}).type == DataType::QAsymmU8;
+    conversions += layer.is<ops::Quantize>() || layer.is<ops::Dequantize>() ? 1 : 0;
+  }
+  CHECK(int8_convolutions == 1);
+  CHECK(conversions == 0);
+}
+
+TEST_CASE("ONNX uint8 graph input: Cast to float reads its integers", "[onnx][quantized]") {
+  ModelBuilder m;
+  m.input("image", {3}, ::onnx::TensorProto::UINT8).initializer("half", {}, {0.5f});
+  set_int(m.node("Cast", {"image"}, {"real"}), "to", ::onnx::TensorProto::FLOAT);
+  m.node("Mul", {"real", "half"}, {"y"});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(run<float, std::uint8_t>(*model, {0, 7, 255}) == std::vector<float>{0, 3.5f, 127.5f});
 }
 
 TEST_CASE("ONNX shape arithmetic is folded at import", "[onnx]") {
@@ -316,6 +375,34 @@ TEST_CASE("ONNX importer errors name the node, the op and the reason", "[onnx][e
     CHECK_THAT(m.import().status().message(),
                Catch::StartsWith("node 'conv' (Conv): group 1 does not fit input channels 3"));
   }
+  SECTION("integer arithmetic on 8-bit tensors") {
+    ModelBuilder m;
+    m.input("a", {4}, ::onnx::TensorProto::UINT8).input("b", {4}, ::onnx::TensorProto::UINT8);
+    m.node("Add", {"a", "b"}, {"y"}, "add");
+    m.output("y");
+    CHECK_THAT(m.import().status().message(),
+               Catch::StartsWith("node 'add' (Add): ElementwiseBinary of an 8-bit tensor QAsymmU8 [4] (scale 1, "
+                                 "zero point 0): ONNX computes it on the integers"));
+  }
+  SECTION("a quantised op whose expansion fails names the op and the step") {
+    ModelBuilder m;
+    m.input("x", {1, 1, 2, 2}, ::onnx::TensorProto::UINT8).input("x_scale", {1});
+    m.narrow_initializer("zero", ::onnx::TensorProto::UINT8, {}, {0});
+    m.narrow_initializer("w", ::onnx::TensorProto::INT8, {1, 1, 1, 1}, {1}).initializer("scale", {}, {1.0f});
+    m.node("QLinearConv", {"x", "x_scale", "zero", "w", "scale", "zero", "scale", "zero"}, {"y"}, "qconv");
+    m.output("y");
+    CHECK(m.import().status().message() ==
+          "node 'qconv' (QLinearConv), computed as node 'qconv/x' (DequantizeLinear): scale (input 1 'x_scale') must "
+          "be a constant (an initializer or computable at import)");
+  }
+  SECTION("an op of another domain") {
+    ModelBuilder m;
+    m.input("x", {2});
+    m.node("Gelu", {"x"}, {"y"}, "gelu").set_domain("com.microsoft");
+    m.output("y");
+    CHECK(m.import().status().message() ==
+          "node 'gelu' (Gelu): kiln's importer does not support op com.microsoft.Gelu");
+  }
   SECTION("initializer with less data than its shape") {
     ModelBuilder m;
     m.input("x", {4}).initializer("b", {4}, {1, 2});
@@ -385,6 +472,22 @@ TEST_CASE("Tensor files: NumPy arrays written by numpy, and round trips through 
     CHECK(std::memcmp(back->data.data(), t.data.data(), 20) == 0);
     CHECK(std::isnan(reinterpret_cast<const float*>(back->data.data())[5]));
     std::filesystem::remove(path);
+  }
+  // ONNX's uint8 and int8 are the integers themselves: written without their quantisation, read
+  // back with scale 1 and zero point 0.
+  for (const DataType type : {DataType::QAsymmU8, DataType::QAsymmS8}) {
+    const kiln::onnx::HostTensor bytes{"q",
+                                       {TensorShape{3}, type, QuantizationInfo{{0.25f}, 3, {}}},
+                                       {std::byte{0}, std::byte{0x7f}, std::byte{0x80}}};
+    for (const char* ext : {".npy", ".pb"}) {
+      const auto path = (std::filesystem::temp_directory_path() / (std::string("kiln_bytes") + ext)).string();
+      REQUIRE(kiln::onnx::write_tensor_file(path, bytes));
+      auto back = kiln::onnx::read_tensor_file(path);
+      REQUIRE(back);
+      CHECK(back->info == TensorInfo{TensorShape{3}, type, kiln::onnx::raw_integers()});
+      CHECK(back->data == bytes.data);
+      std::filesystem::remove(path);
+    }
   }
   const auto bad = (std::filesystem::temp_directory_path() / "kiln_bad.npy").string();
   const char header[] = "\x93NUMPY\x01\x00\x40\x00{'descr': '<f4'";  // promises 64 header bytes, has 15

@@ -302,6 +302,19 @@ TEST_CASE("the shipped int8 digits model is what kiln quantize makes and ONNX Ru
   for (std::size_t i = 0; i < outputs.size(); ++i) REQUIRE(std::abs(outputs[i] - reference[i]) <= unit * 1.001f);
 }
 
+TEST_CASE("ONNX Runtime's QOperator model runs exactly as its QDQ model of the same quantisation", "[qoperator]") {
+  // The two forms of one quantize_static run (tools/make_qdq_fixtures.py): QLinearConv and QGemm
+  // are DequantizeLinear -> op -> QuantizeLinear by definition, so kiln makes one network of both.
+  auto images = kiln::onnx::read_tensor_file(digits + "test_images.npy");
+  REQUIRE(images);
+  for (const char* suffix : {"u8", "s8"}) {
+    INFO(suffix);
+    const auto qop = run_model(read_bytes(fixtures + "digits_qop_" + suffix + ".onnx"), *images);
+    const auto qdq = run_model(read_bytes(fixtures + "digits_qdq_" + suffix + ".onnx"), *images);
+    CHECK(qop == qdq);
+  }
+}
+
 TEST_CASE("percentile calibration and per-tensor weights make working models", "[quantize]") {
   auto images = kiln::onnx::read_tensor_file(digits + "test_images.npy");
   auto labels = kiln::onnx::read_tensor_file(digits + "test_labels.npy");

@@ -112,6 +112,13 @@ void print_tensor(const HostTensor& t) {
     const std::span<const std::int32_t> v(reinterpret_cast<const std::int32_t*>(t.data.data()), t.info.num_elements());
     std::printf("  first");
     for (std::size_t i = 0; i < std::min<std::size_t>(8, v.size()); ++i) std::printf(" %d", v[i]);
+  } else if (kiln::is_quantized(t.info.type)) {
+    const bool is_signed = t.info.type != kiln::DataType::QAsymmU8;
+    std::printf("  first");
+    for (std::size_t i = 0; i < std::min<std::size_t>(8, t.data.size()); ++i) {
+      const auto byte = std::to_integer<std::uint8_t>(t.data[i]);
+      std::printf(" %d", is_signed ? static_cast<int>(static_cast<std::int8_t>(byte)) : static_cast<int>(byte));
+    }
   }
   std::printf("\n");
 }

@@ -141,7 +141,8 @@ class Session {
     return runtime_.enqueue(id_, in, out);
   }
 
-  /// Deterministic random inputs: uniform in [-1, 1) for floats, 0 for integers, alternating bools.
+  /// Deterministic random inputs: uniform in [-1, 1) for floats, uniform bytes for 8-bit integers,
+  /// 0 for wider integers, alternating bools.
   std::vector<onnx::HostTensor> random_inputs(unsigned seed = 42) const {
     std::mt19937 generator(seed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -153,6 +154,8 @@ class Session {
           v = uniform(generator);
       else if (in.info.type == DataType::Boolean)
         for (std::size_t i = 0; i < t.data.size(); ++i) t.data[i] = std::byte(i % 2);
+      else if (is_quantized(in.info.type))
+        for (std::byte& b : t.data) b = static_cast<std::byte>(generator() & 0xff);
       inputs.push_back(std::move(t));
     }
     return inputs;

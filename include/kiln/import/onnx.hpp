@@ -41,6 +41,11 @@ struct ImportedModel {
   std::size_t num_folded = 0;  ///< of which folded into constants at import
 };
 
+/// ONNX's uint8 and int8 tensors where they meet the user (graph inputs, tensor files) are kiln
+/// QAsymmU8 and QAsymmS8 with this quantisation: scale 1 and zero point 0, the integers themselves.
+/// A quantising node reading one (DequantizeLinear, QLinearConv...) gives the integers their scale.
+inline QuantizationInfo raw_integers() { return QuantizationInfo{{1.0f}, 0, {}}; }
+
 /// A tensor held on the host with its kiln info, as read from or written to a file.
 struct HostTensor {
   std::string name;
@@ -70,12 +75,14 @@ inline constexpr std::int64_t max_opset = 18;
 /// Every ONNX op the importer reads, sorted.
 std::span<const std::string_view> supported_ops();
 
-/// Reads a serialized ONNX TensorProto (the .pb files of the ONNX test data). int64 becomes
-/// Signed32 (an error when a value does not fit), bool Boolean, float and double Float32.
+/// Reads a serialized ONNX TensorProto (the .pb files of the ONNX test data). int64 and int32
+/// become Signed32 (an error when a value does not fit), uint8 and int8 QAsymmU8 and QAsymmS8 with
+/// raw_integers(), bool Boolean, float and double Float32.
 Expected<HostTensor> read_tensor_proto(std::span<const std::byte> bytes);
 /// Reads a tensor from a file: a TensorProto (.pb) or a NumPy array (.npy), by extension.
 Expected<HostTensor> read_tensor_file(const std::string& path);
-/// Writes a tensor as a TensorProto (.pb) or NumPy array (.npy), by extension.
+/// Writes a tensor as a TensorProto (.pb) or NumPy array (.npy), by extension; 8-bit quantised
+/// tensors are written as their integers (uint8, int8), without their quantisation.
 Status write_tensor_file(const std::string& path, const HostTensor& tensor);
 
 /// One case of the ONNX test data layout: DIR/input_0.pb, input_1.pb, ... and output_0.pb, ...

@@ -82,6 +82,15 @@ Status cast(Importer& im) {
   const auto to = im.attr_int("to");
   if (!to) return im.invalid("'to' is missing");
   KILN_ONNX_TRY(type, kiln_type(static_cast<std::int32_t>(*to)));
+  if (!x->constant && is_quantized(x->type) && *to == ::onnx::TensorProto::FLOAT) {
+    // 8-bit integers to float (an image model's uint8 input, say): their values, as Dequantize
+    // computes them with scale 1 and zero point 0.
+    const Layout layout = Importer::preferred_layout(*x);
+    KILN_ONNX_TRY(integers, integers_as(im, *x, layout, raw_integers()));
+    KILN_ONNX_TRY(y, im.add<ops::Dequantize>({}, {integers}));
+    im.define(0, y, layout);
+    return Status::ok();
+  }
   if (!x->constant) {
     // A computed tensor keeps its type: float to float32, integers to 32 or 64 bits, bool to bool.
     const bool same = type == DataType::Float32 ? *to == ::onnx::TensorProto::FLOAT

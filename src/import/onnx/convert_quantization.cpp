@@ -82,6 +82,20 @@ QuantizationInfo in_layout(const NodeQuantization& q, Layout layout, std::size_t
   return info;
 }
 
+}  // namespace
+
+Expected<OutputSlot> integers_as(Importer& im, Value& x, Layout layout, QuantizationInfo quantization) {
+  const std::size_t rank = x.dims.size();
+  KILN_ONNX_TRY(input, im.tensor(x, layout, rank));
+  if (im.info(input).quantization == quantization) return input;
+  // The same bytes, declared anew.
+  std::vector<std::int64_t> same_shape;
+  for (std::size_t d = 0; d < rank; ++d) same_shape.push_back(im.info(input).shape[d]);
+  return im.add<ops::Reshape>({same_shape}, {input}, "reread", ops::OutputType{x.type, std::move(quantization)});
+}
+
+namespace {
+
 Status quantize_linear(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
   if (x->type != DataType::Float32) return im.error("input is ", to_string(x->type), "; kiln quantizes Float32");
@@ -114,6 +128,28 @@ ConstValue dequantized(const ConstValue& x, const NodeQuantization& q) {
   return out;
 }
 
+/// (q - zero point) x scale along an axis whose zero points differ, which no kiln tensor's
+/// quantisation states: the integers' values, minus the zero points, times the scales, each step
+/// exact but the last, as the definition computes it.
+Status dequantize_per_zero_point(Importer& im, Value& x, const NodeQuantization& q) {
+  KILN_ONNX_TRY(integers, integers_as(im, x, Layout::Plain, raw_integers()));
+  KILN_ONNX_TRY(values, im.add<ops::Dequantize>({}, {integers}));
+  ConstValue zero_points, scales;
+  zero_points.dims.assign(x.dims.size(), 1);
+  zero_points.dims[*q.axis] = x.dims[*q.axis];
+  scales.dims = zero_points.dims;
+  for (std::size_t c = 0; c < q.zero_points.size(); ++c) {
+    zero_points.floats.push_back(static_cast<float>(q.zero_points[c]));
+    scales.floats.push_back(q.info.scales[c]);
+  }
+  const OutputSlot z = im.add_constant(zero_points, DataType::Float32, "zero_points");
+  const OutputSlot s = im.add_constant(scales, DataType::Float32, "scales");
+  KILN_ONNX_TRY(centred, im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Sub}, {values, z}, "centred"));
+  KILN_ONNX_TRY(y, im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Mul}, {centred, s}));
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
 Status dequantize_linear(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
   if (x->constant) {
@@ -132,25 +168,16 @@ Status dequantize_linear(Importer& im) {
     return Status::ok();
   }
   if (!is_quantized(x->type))
-    return im.error("input 0 must be a constant or a quantised tensor (the output of QuantizeLinear); it is a ",
-                    to_string(x->type), " tensor computed by the network (8-bit graph inputs are not supported yet)");
+    return im.error("input 0 must be a constant or an 8-bit tensor (a uint8 or int8 graph input, the output of ",
+                    "QuantizeLinear); it is a ", to_string(x->type), " tensor computed by the network");
   KILN_ONNX_TRY(q, read_quantization(
                        im, x->dims,
                        x->type == DataType::QAsymmU8 ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8, false));
-  if (auto s = q.require_one_zero_point(im); !s) return s;
   if (q.type != x->type)
     return im.invalid("input is ", to_string(x->type), " but the zero point's type makes it ", to_string(q.type));
+  if (!q.require_one_zero_point(im)) return dequantize_per_zero_point(im, *x, q);
   const Layout layout = Importer::preferred_layout(*x);
-  const std::size_t rank = x->dims.size();
-  KILN_ONNX_TRY(input, im.tensor(*x, layout, rank));
-  QuantizationInfo info = in_layout(q, layout, rank);
-  if (im.info(input).quantization != info) {
-    // The integers read with this node's scale and zero point: the same bytes, declared anew.
-    std::vector<std::int64_t> same_shape;
-    for (std::size_t d = 0; d < rank; ++d) same_shape.push_back(im.info(input).shape[d]);
-    KILN_ONNX_TRY(reread, im.add<ops::Reshape>({same_shape}, {input}, "reread", ops::OutputType{q.type, info}));
-    input = reread;
-  }
+  KILN_ONNX_TRY(input, integers_as(im, *x, layout, in_layout(q, layout, x->dims.size())));
   KILN_ONNX_TRY(y, im.add<ops::Dequantize>({}, {input}));
   im.define(0, y, layout);
   return Status::ok();

@@ -468,9 +468,9 @@ Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, BindingId 
   if (!input.type().has_tensor_type())
     return Status::error(ErrorCode::Unsupported, context, " is not a tensor (sequences and maps are not supported)");
   const auto& tensor_type = input.type().tensor_type();
-  auto type = kiln_type(tensor_type.elem_type());
-  if (!type) return type.status().with_context(context);
-  if (*type == DataType::Float32 && tensor_type.elem_type() != ::onnx::TensorProto::FLOAT)
+  auto boundary = boundary_info(tensor_type.elem_type(), {});
+  if (!boundary) return boundary.status().with_context(context);
+  if (boundary->type == DataType::Float32 && tensor_type.elem_type() != ::onnx::TensorProto::FLOAT)
     return Status::error(ErrorCode::Unsupported, context, " is ", onnx_type_name(tensor_type.elem_type()),
                          "; kiln's importer takes float32 inputs (convert the model's inputs to float32)");
   if (!tensor_type.has_shape()) return Status::error(ErrorCode::Unsupported, context, " has no shape");
@@ -487,8 +487,8 @@ Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, BindingId 
   }
   auto dims = to_dims(value.dims);
   if (!dims) return dims.status().with_context(context);
-  value.type = *type;
-  const TensorInfo info{TensorShape(std::span<const std::uint32_t>(*dims)), *type};
+  value.type = boundary->type;
+  const TensorInfo info{TensorShape(std::span<const std::uint32_t>(*dims)), boundary->type, boundary->quantization};
   if (auto valid = kiln::validate(info); !valid) return valid.with_context(context);
   const OutputSlot slot = network_->add_input(binding, info, input.name());
   infos_[{slot.layer, 0}] = info;
@@ -504,7 +504,7 @@ std::span<const ConverterEntry> converter_table() {
     std::vector<ConverterEntry> all;
     for (auto part : {activation_converters(), elementwise_converters(), convolution_converters(), dense_converters(),
                       pooling_converters(), normalization_converters(), reduce_converters(), resize_converters(),
-                      shape_converters(), constant_converters(), quantization_converters()})
+                      shape_converters(), constant_converters(), quantization_converters(), qoperator_converters()})
       all.insert(all.end(), part.begin(), part.end());
     std::ranges::sort(all, {}, &ConverterEntry::op);
     return all;
@@ -515,13 +515,15 @@ std::span<const ConverterEntry> converter_table() {
 Status Importer::convert_node(const ::onnx::NodeProto& node) {
   node_ = &node;
   node_folded_ = false;
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
-    return error("op domain '", node.domain(), "' is not supported (only the default ONNX domain is)");
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (!default_domain && node.domain() != "com.microsoft")
+    return error("op domain '", node.domain(), "' is not supported (only the default ONNX domain and ",
+                 "com.microsoft's quantised ops are)");
   if (node.output_size() == 0 || node.output(0).empty()) return invalid("the node has no output");
   const auto table = converter_table();
-  const auto found = std::ranges::lower_bound(table, std::string_view(node.op_type()), {}, &ConverterEntry::op);
-  if (found == table.end() || found->op != node.op_type())
-    return error("kiln's importer does not support op ", node.op_type());
+  const std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
+  const auto found = std::ranges::lower_bound(table, std::string_view(op), {}, &ConverterEntry::op);
+  if (found == table.end() || found->op != op) return error("kiln's importer does not support op ", op);
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !values_.contains(node.input(i)))
       return invalid("input ", i, " '", node.input(i),
@@ -538,6 +540,37 @@ Status Importer::convert_node(const ::onnx::NodeProto& node) {
       if (auto value = values_.find(name); value != values_.end()) value->second.constant.reset();
   folded_ += node_folded_ ? 1 : 0;
   return Status::ok();
+}
+
+std::string Importer::expansion_name(std::string_view role) const { return layer_name(role); }
+
+void Importer::define_named_constant(const std::string& name, ConstValue constant) {
+  Value value;
+  value.dims = constant.dims;
+  value.type = constant.is_float ? DataType::Float32 : DataType::Signed32;
+  value.constant = std::move(constant);
+  values_[name] = std::move(value);
+}
+
+Status Importer::convert_as(std::span<const ::onnx::NodeProto> nodes) {
+  const ::onnx::NodeProto* original = node_;
+  const std::size_t folded = folded_;
+  for (const auto& node : nodes)
+    for (const auto& name : node.input())
+      if (!name.empty()) ++readers_[name];
+  Status status = Status::ok();
+  for (const auto& node : nodes) {
+    status = convert_node(node);
+    if (!status) break;
+  }
+  const std::string expanded = node_description() + ": ";
+  node_ = original;
+  folded_ = folded;
+  node_folded_ = false;
+  if (status) return status;
+  std::string_view reason = status.message();
+  if (reason.starts_with(expanded)) reason.remove_prefix(expanded.size());
+  return Status::error(status.code(), node_description(), ", computed as ", expanded, reason);
 }
 
 Status Importer::add_constant_input(const HostTensor& tensor) {
@@ -560,13 +593,18 @@ Status Importer::add_constant_input(const HostTensor& tensor) {
       constant.ints.push_back(v);
     } else if (tensor.info.type == DataType::Boolean) {
       constant.ints.push_back(std::to_integer<int>(tensor.data[i]) != 0 ? 1 : 0);
+    } else if (tensor.info.type == DataType::QAsymmU8) {
+      constant.ints.push_back(std::to_integer<std::uint8_t>(tensor.data[i]));
+    } else if (tensor.info.type == DataType::QAsymmS8 || tensor.info.type == DataType::QSymmS8) {
+      constant.ints.push_back(static_cast<std::int8_t>(std::to_integer<std::uint8_t>(tensor.data[i])));
     } else {
       return Status::error(ErrorCode::Unsupported, "constant input '", tensor.name, "' is ",
                            to_string(tensor.info.type));
     }
   }
   value.dims = constant.dims;
-  value.type = tensor.info.type;
+  // Integer constants are Signed32 whatever their width, as initializers are.
+  value.type = is_quantized(tensor.info.type) ? DataType::Signed32 : tensor.info.type;
   value.constant = std::move(constant);
   values_[tensor.name] = std::move(value);
   return Status::ok();

@@ -89,6 +89,21 @@ enum class Layout : std::uint8_t { Plain, ChannelsLast };
 /// The axis order of a layout: identity, or channels-last for rank 3 and above.
 std::vector<std::size_t> layout_order(Layout layout, std::size_t rank);
 
+/// Whether a layer means the same on an ONNX uint8 or int8 tensor's integers as on the real numbers
+/// a kiln 8-bit tensor quantises: one that moves or selects bytes. ONNX computes Add, Relu, Clip,
+/// AveragePool... on the integers; kiln's 8-bit layers on what they stand for, so the importer
+/// makes them only from DequantizeLinear -> op -> QuantizeLinear (by the optimizer's fusion).
+template <OpDescriptor Op>
+constexpr bool same_on_integers(const typename Op::Params& params) {
+  if constexpr (std::same_as<Op, ops::Pooling2d>)
+    return params.kind == ops::PoolingKind::Max;
+  else if constexpr (std::same_as<Op, ops::Resize>)
+    return params.method == ops::ResizeMethod::Nearest;
+  else
+    return contains_v<Op, TypeList<ops::Concat, ops::Constant, ops::Dequantize, ops::Gather, ops::Input, ops::MemCopy,
+                                   ops::Output, ops::Reshape, ops::Split, ops::StridedSlice, ops::Transpose>>;
+}
+
 class Importer;
 using Converter = Status (*)(Importer&);
 
@@ -162,6 +177,12 @@ class Importer {
                            std::optional<ops::OutputType> output_type = {}) {
     std::vector<TensorInfo> infos;
     for (const OutputSlot& slot : inputs) infos.push_back(info(slot));
+    if (!same_on_integers<Op>(params))
+      for (const TensorInfo& in : infos)
+        if (is_quantized(in.type))
+          return error(Op::name, " of an 8-bit tensor ", in.to_string(),
+                       ": ONNX computes it on the integers; kiln runs 8-bit arithmetic only between ",
+                       "DequantizeLinear and QuantizeLinear");
     std::vector<TensorInfo> outputs(ops::num_outputs<Op>(params));
     if (auto status = ops::infer_outputs<Op>(params, infos, std::span(&output_type, 1), outputs); !status)
       return invalid(status.message());
@@ -201,6 +222,17 @@ class Importer {
   void define_value(std::size_t i, Value value);
   /// Defines output `i` of the node as a constant (folded at import).
   void define_constant(std::size_t i, ConstValue constant, DataType type);
+
+  // ---- ops ONNX defines as a composition of others
+  /// The name of an intermediate value of the current node's expansion: unique, and telling where it came from.
+  std::string expansion_name(std::string_view role) const;
+  /// Defines the constant `name` (an expansion_name) for the expansion's nodes to read.
+  void define_named_constant(const std::string& name, ConstValue constant);
+  /// Converts `nodes` (in order; they read the current node's inputs and expansion names, and the last
+  /// defines its output) in place of the current node: QLinearConv is DequantizeLinear -> Conv ->
+  /// QuantizeLinear, which the optimizer fuses into an int8 layer as it does the same nodes of a QDQ model.
+  /// An error names the current node and the op it was expanded into.
+  Status convert_as(std::span<const ::onnx::NodeProto> nodes);
 
  private:
   std::string layer_name(std::string_view suffix) const;
@@ -243,6 +275,10 @@ Expected<OutputSlot> nhwc_input(Importer& im, Value& x);
 /// Defines output 0 as NHWC result `y`, back to [N, L, C] when the input was 1-D.
 Status define_nhwc_output(Importer& im, OutputSlot y, bool one_d);
 
+/// The integers of 8-bit `x` in `layout`, read with `quantization` (a Reshape that declares it
+/// when the tensor has another): how a quantising node gives its input the scale it states.
+Expected<OutputSlot> integers_as(Importer& im, Value& x, Layout layout, QuantizationInfo quantization);
+
 /// Converters by ONNX op type; each file of converters adds its ops.
 struct ConverterEntry {
   std::string_view op;
@@ -262,11 +298,16 @@ std::span<const ConverterEntry> resize_converters();
 std::span<const ConverterEntry> shape_converters();
 std::span<const ConverterEntry> constant_converters();
 std::span<const ConverterEntry> quantization_converters();
+std::span<const ConverterEntry> qoperator_converters();
 
 /// A TensorProto's value; the error names the tensor.
 Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor);
 /// The kiln type of an ONNX element type, or an error naming it.
 Expected<DataType> kiln_type(std::int32_t onnx_type);
+/// The kiln type of a tensor that crosses the model's boundary (a graph input or output, a tensor
+/// file): ONNX's uint8 and int8 are QAsymmU8 and QAsymmS8 holding the integers themselves
+/// (raw_integers()), so that 8-bit data moves as bytes; every other type is kiln_type's.
+Expected<TensorInfo> boundary_info(std::int32_t onnx_type, TensorShape shape);
 std::string_view onnx_type_name(std::int32_t onnx_type);
 
 /// Shapes, axes and sizes as kiln's unsigned dims, or an error when one is negative or huge.

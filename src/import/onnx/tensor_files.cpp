@@ -121,6 +121,14 @@ Expected<DataType> kiln_type(std::int32_t type) {
   return Status::error(ErrorCode::Unsupported, "element type ", onnx_type_name(type), " is not supported");
 }
 
+Expected<TensorInfo> boundary_info(std::int32_t onnx_type, TensorShape shape) {
+  if (onnx_type == ::onnx::TensorProto::UINT8) return TensorInfo{shape, DataType::QAsymmU8, raw_integers()};
+  if (onnx_type == ::onnx::TensorProto::INT8) return TensorInfo{shape, DataType::QAsymmS8, raw_integers()};
+  auto type = kiln_type(onnx_type);
+  if (!type) return type.status();
+  return TensorInfo{shape, *type, {}};
+}
+
 Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor) {
   const auto context = kiln::detail::str_cat("tensor '", tensor.name(), "'");
   auto fail = [&](const auto&... pieces) -> Status {
@@ -203,11 +211,15 @@ Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor) {
 
 namespace {
 
-Expected<HostTensor> to_host(const ConstValue& value, DataType type, std::string name) {
+// `value`, read as ONNX type `onnx_type`, as a host tensor (boundary_info's type).
+Expected<HostTensor> to_host(const ConstValue& value, std::int32_t onnx_type, std::string name) {
   auto dims = to_dims(value.dims);
   if (!dims) return dims.status();
-  HostTensor out{std::move(name), TensorInfo{TensorShape(std::span<const std::uint32_t>(*dims)), type}, {}};
+  auto info = boundary_info(onnx_type, TensorShape(std::span<const std::uint32_t>(*dims)));
+  if (!info) return info.status();
+  HostTensor out{std::move(name), std::move(*info), {}};
   if (auto valid = kiln::validate(out.info); !valid) return valid;
+  const DataType type = out.info.type;
   out.data.resize(out.info.num_bytes());
   for (std::size_t i = 0; i < value.size(); ++i) {
     if (type == DataType::Float32) {
@@ -215,6 +227,8 @@ Expected<HostTensor> to_host(const ConstValue& value, DataType type, std::string
       std::memcpy(out.data.data() + 4 * i, &v, 4);
     } else if (type == DataType::Boolean) {
       out.data[i] = std::byte{value.int_at(i) != 0 ? std::uint8_t{1} : std::uint8_t{0}};
+    } else if (is_quantized(type)) {  // read from uint8 or int8, so in range
+      out.data[i] = static_cast<std::byte>(static_cast<std::uint8_t>(value.int_at(i)));
     } else {
       const std::int64_t v = value.int_at(i);
       if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
@@ -313,14 +327,31 @@ Expected<HostTensor> read_npy(std::span<const char> bytes, const std::string& pa
   value.is_float = is_float_type(onnx_type);
   value.is_bool = onnx_type == ::onnx::TensorProto::BOOL;
   for (std::size_t i = 0; i < count; ++i) append_raw(value, onnx_type, bytes.data() + offset + i * element_size);
-  auto type = kiln_type(onnx_type);
-  return to_host(value, *type, {});
+  return to_host(value, onnx_type, {});
+}
+
+// The ONNX element type a host tensor is written as; 0 for a type kiln does not write.
+std::int32_t written_type(DataType type) {
+  switch (type) {
+    case DataType::Float32: return ::onnx::TensorProto::FLOAT;
+    case DataType::Signed32: return ::onnx::TensorProto::INT32;
+    case DataType::Boolean: return ::onnx::TensorProto::BOOL;
+    case DataType::QAsymmU8: return ::onnx::TensorProto::UINT8;
+    case DataType::QAsymmS8:
+    case DataType::QSymmS8: return ::onnx::TensorProto::INT8;
+    default: return 0;
+  }
 }
 
 std::string npy_bytes(const HostTensor& tensor) {
-  const char* descr = tensor.info.type == DataType::Float32   ? "<f4"
-                      : tensor.info.type == DataType::Boolean ? "|b1"
-                                                              : "<i4";
+  const char* descr = "<i4";
+  switch (written_type(tensor.info.type)) {
+    case ::onnx::TensorProto::FLOAT: descr = "<f4"; break;
+    case ::onnx::TensorProto::BOOL: descr = "|b1"; break;
+    case ::onnx::TensorProto::UINT8: descr = "|u1"; break;
+    case ::onnx::TensorProto::INT8: descr = "|i1"; break;
+    default: break;
+  }
   std::string shape;
   for (std::size_t d = 0; d < tensor.info.rank(); ++d)
     shape += kiln::detail::str_cat(d == 0 ? "" : ", ", tensor.info.shape[d]);
@@ -347,9 +378,7 @@ Expected<HostTensor> read_tensor_proto(std::span<const std::byte> bytes) {
     return Status::error(ErrorCode::InvalidArgument, "the data is not an ONNX TensorProto");
   auto value = detail::read_constant(proto);
   if (!value) return value.status();
-  auto type = detail::kiln_type(proto.data_type());
-  if (!type) return type.status();
-  return detail::to_host(*value, *type, proto.name());
+  return detail::to_host(*value, proto.data_type(), proto.name());
 }
 
 Expected<HostTensor> read_tensor_file(const std::string& path) {
@@ -365,8 +394,8 @@ Status write_tensor_file(const std::string& path, const HostTensor& tensor) {
   if (tensor.data.size() != tensor.info.num_bytes())
     return Status::error(ErrorCode::InvalidArgument, "tensor '", tensor.name, "' has ", tensor.data.size(),
                          " bytes of data for ", tensor.info.to_string());
-  if (tensor.info.type != DataType::Float32 && tensor.info.type != DataType::Signed32 &&
-      tensor.info.type != DataType::Boolean)
+  const std::int32_t onnx_type = detail::written_type(tensor.info.type);
+  if (onnx_type == 0)
     return Status::error(ErrorCode::Unsupported, "cannot write ", to_string(tensor.info.type), " tensors");
   std::string bytes;
   if (detail::ends_with(path, ".npy")) {
@@ -375,9 +404,7 @@ Status write_tensor_file(const std::string& path, const HostTensor& tensor) {
     ::onnx::TensorProto proto;
     proto.set_name(tensor.name);
     for (std::size_t d = 0; d < tensor.info.rank(); ++d) proto.add_dims(tensor.info.shape[d]);
-    proto.set_data_type(tensor.info.type == DataType::Float32   ? ::onnx::TensorProto::FLOAT
-                        : tensor.info.type == DataType::Boolean ? ::onnx::TensorProto::BOOL
-                                                                : ::onnx::TensorProto::INT32);
+    proto.set_data_type(onnx_type);
     proto.set_raw_data(reinterpret_cast<const char*>(tensor.data.data()), tensor.data.size());
     bytes = proto.SerializeAsString();
   }

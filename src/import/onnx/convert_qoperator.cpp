@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX Runtime's QOperator format: QLinearConv and QLinearMatMul (ONNX), and com.microsoft's
+// QGemm, QLinearAdd, QLinearMul, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat,
+// QLinearSigmoid and QLinearLeakyRelu. Each is, by its definition, its float op between
+// DequantizeLinear and QuantizeLinear; it is converted as those nodes (Importer::convert_as), so
+// that a QOperator model and the QDQ model of the same quantisation make the same network, which
+// the optimizer fuses into int8 layers (decision 0017).
+#include "importer.hpp"
+
+namespace kiln::onnx::detail {
+namespace {
+
+/// Builds the nodes of one expansion: the current node's inputs by position, intermediate values
+/// by role (Importer::expansion_name).
+class Expansion {
+ public:
+  explicit Expansion(Importer& im) : im_(im) {}
+
+  /// Input `i` of the node being expanded ("" when absent).
+  std::string input(std::size_t i) const {
+    return im_.has_input(i) ? im_.node().input(static_cast<int>(i)) : std::string();
+  }
+  /// A node `op` reading `inputs` whose output is the value of role `role`; returns that name.
+  std::string add(std::string_view op, std::string_view role, std::vector<std::string> inputs) {
+    return add_node(op, role, std::move(inputs), im_.expansion_name(role)).output(0);
+  }
+  /// The last node: `op` reading `inputs`, defining the expanded node's output 0.
+  ::onnx::NodeProto& finish(std::string_view op, std::string_view role, std::vector<std::string> inputs) {
+    return add_node(op, role, std::move(inputs), im_.node().output(0));
+  }
+  /// DequantizeLinear of input `i` with the scale and zero point at the two inputs after it.
+  std::string dequantized(std::size_t i, std::string_view role, std::optional<std::int64_t> axis = {}) {
+    return dequantized(input(i), input(i + 1), input(i + 2), role, axis);
+  }
+  std::string dequantized(std::string x, std::string scale, std::string zero_point, std::string_view role,
+                          std::optional<std::int64_t> axis = {}) {
+    const std::string name = add("DequantizeLinear", role, {std::move(x), std::move(scale), std::move(zero_point)});
+    if (axis) set_int(nodes_.back(), "axis", *axis);
+    return name;
+  }
+  /// The node of role `role`'s float op quantised by the scale and zero point at inputs `scale`,
+  /// `scale` + 1 into the expanded node's output.
+  Status quantize_into_output(std::string_view op, std::vector<std::string> inputs, std::size_t scale,
+                              const std::vector<std::string>& copied_attributes = {}) {
+    const std::string y = add(op, op, std::move(inputs));
+    for (const auto& a : im_.node().attribute())
+      if (std::ranges::find(copied_attributes, a.name()) != copied_attributes.end()) *nodes_.back().add_attribute() = a;
+    finish("QuantizeLinear", "quantize", {y, input(scale), input(scale + 1)});
+    return run();
+  }
+  ::onnx::NodeProto& last() { return nodes_.back(); }
+  Status run() { return im_.convert_as(nodes_); }
+
+  static void set_int(::onnx::NodeProto& node, std::string_view name, std::int64_t value) {
+    auto* a = node.add_attribute();
+    a->set_name(std::string(name));
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(value);
+  }
+
+ private:
+  ::onnx::NodeProto& add_node(std::string_view op, std::string_view role, std::vector<std::string> inputs,
+                              std::string output) {
+    ::onnx::NodeProto& node = nodes_.emplace_back();
+    node.set_name(im_.expansion_name(role));
+    node.set_op_type(std::string(op));
+    for (auto& name : inputs) node.add_input(std::move(name));
+    while (node.input_size() > 0 && node.input(node.input_size() - 1).empty()) node.mutable_input()->RemoveLast();
+    node.add_output(std::move(output));
+    return node;
+  }
+
+  Importer& im_;
+  std::vector<::onnx::NodeProto> nodes_;
+};
+
+/// The attributes of the float op that the quantised one carries unchanged.
+std::vector<std::string> all_attributes(const Importer& im, std::initializer_list<std::string_view> except = {}) {
+  std::vector<std::string> names;
+  for (const auto& a : im.node().attribute())
+    if (std::ranges::find(except, a.name()) == except.end()) names.push_back(a.name());
+  return names;
+}
+
+/// The int32 bias of a quantised layer as a DequantizeLinear at scale input scale x weight scale (per
+/// weight scale, computed in float as ONNX Runtime's quantiser does), as the QDQ format writes it.
+Expected<std::string> dequantized_bias(Importer& im, Expansion& e, std::size_t bias, std::size_t input_scale,
+                                       std::size_t weight_scale) {
+  KILN_ONNX_TRY(x_scale, im.constant_input(input_scale, "input scale"));
+  KILN_ONNX_TRY(w_scale, im.constant_input(weight_scale, "weight scale"));
+  if (x_scale->size() != 1) return im.invalid("the input scale has ", x_scale->size(), " elements, not 1");
+  ConstValue scale;
+  scale.dims = {static_cast<std::int64_t>(w_scale->size())};
+  for (std::size_t c = 0; c < w_scale->size(); ++c) scale.floats.push_back(x_scale->float_at(0) * w_scale->float_at(c));
+  const std::string scale_name = im.expansion_name("bias_scale");
+  im.define_named_constant(scale_name, std::move(scale));
+  return e.dequantized(e.input(bias), scale_name, "", "bias", 0);
+}
+
+// QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B)
+Status qlinear_conv(Importer& im) {
+  Expansion e(im);
+  std::vector<std::string> conv{e.dequantized(0, "x"), e.dequantized(3, "w", 0)};
+  if (im.has_input(8)) {
+    KILN_ONNX_TRY(bias, dequantized_bias(im, e, 8, 1, 4));
+    conv.push_back(bias);
+  }
+  return e.quantize_into_output("Conv", conv, 6, all_attributes(im));
+}
+
+// QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point); b's
+// scale may be per column.
+Status qlinear_matmul(Importer& im) {
+  Expansion e(im);
+  return e.quantize_into_output("MatMul", {e.dequantized(0, "a"), e.dequantized(3, "b", -1)}, 6);
+}
+
+// com.microsoft.QGemm(A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale, y_zero_point):
+// Gemm with beta 1 of int32 C; without y_scale the output is Float32.
+Status qgemm(Importer& im) {
+  Expansion e(im);
+  const bool trans_b = im.attr_int("transB", 0) != 0;
+  std::vector<std::string> gemm{e.dequantized(0, "a"), e.dequantized(3, "b", trans_b ? 0 : 1)};
+  if (im.has_input(6)) {
+    KILN_ONNX_TRY(bias, dequantized_bias(im, e, 6, 1, 4));
+    gemm.push_back(bias);
+  }
+  if (im.has_input(7)) return e.quantize_into_output("Gemm", gemm, 7, all_attributes(im));
+  e.finish("Gemm", "Gemm", gemm);
+  for (const auto& a : im.node().attribute()) *e.last().add_attribute() = a;
+  return e.run();
+}
+
+// com.microsoft.QLinearAdd / QLinearMul(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point)
+template <char const* Op>
+Status qlinear_binary(Importer& im) {
+  Expansion e(im);
+  return e.quantize_into_output(Op, {e.dequantized(0, "a"), e.dequantized(3, "b")}, 6);
+}
+constexpr char add_op[] = "Add", mul_op[] = "Mul";
+
+// com.microsoft's QLinear ops of one input: (X, X_scale, X_zero_point, Y_scale, Y_zero_point).
+template <char const* Op>
+Status qlinear_unary(Importer& im) {
+  if (im.attr_int("channels_last", 0) != 0) return im.error("channels_last 1 (an NHWC input)");
+  Expansion e(im);
+  return e.quantize_into_output(Op, {e.dequantized(0, "x")}, 3, all_attributes(im, {"channels_last"}));
+}
+constexpr char global_average_pool_op[] = "GlobalAveragePool", average_pool_op[] = "AveragePool",
+               sigmoid_op[] = "Sigmoid", leaky_relu_op[] = "LeakyRelu";
+
+// com.microsoft.QLinearConcat(Y_scale, Y_zero_point, X1, X1_scale, X1_zero_point, X2, ...)
+Status qlinear_concat(Importer& im) {
+  const std::size_t n = im.num_inputs();
+  if (n < 5 || (n - 2) % 3 != 0) return im.invalid(n, " inputs; QLinearConcat takes 2 + 3 per input");
+  Expansion e(im);
+  std::vector<std::string> parts;
+  for (std::size_t i = 2; i < n; i += 3) parts.push_back(e.dequantized(i, kiln::detail::str_cat("x", (i - 2) / 3)));
+  const std::string y = e.add("Concat", "Concat", parts);
+  for (const auto& a : im.node().attribute()) *e.last().add_attribute() = a;
+  e.finish("QuantizeLinear", "quantize", {y, e.input(0), e.input(1)});
+  return e.run();
+}
+
+constexpr ConverterEntry converters[] = {
+    {"QLinearConv", qlinear_conv},
+    {"QLinearMatMul", qlinear_matmul},
+    {"com.microsoft.QGemm", qgemm},
+    {"com.microsoft.QLinearAdd", qlinear_binary<add_op>},
+    {"com.microsoft.QLinearAveragePool", qlinear_unary<average_pool_op>},
+    {"com.microsoft.QLinearConcat", qlinear_concat},
+    {"com.microsoft.QLinearGlobalAveragePool", qlinear_unary<global_average_pool_op>},
+    {"com.microsoft.QLinearLeakyRelu", qlinear_unary<leaky_relu_op>},
+    {"com.microsoft.QLinearMul", qlinear_binary<mul_op>},
+    {"com.microsoft.QLinearSigmoid", qlinear_unary<sigmoid_op>},
+};
+
+}  // namespace
+
+std::span<const ConverterEntry> qoperator_converters() { return converters; }
+
+}  // namespace kiln::onnx::detail
