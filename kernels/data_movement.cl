@@ -53,9 +53,9 @@ inline bool pad_step(uint* rest, int* source, uint size, uint in_size, int befor
 }
 
 // Pad: output element i of `out_dims`; `in_dims`, `before` and the input's row-major `x_strides`
-// are padded at the front like out_dims.
+// are padded at the front like out_dims. `value` holds the constant element in its low bits.
 __kernel void pad(__global const ELEMENT* x, __global ELEMENT* y, uint8 in_dims, uint8 out_dims, int8 before,
-                  int8 x_strides, int mode, ELEMENT value) {
+                  int8 x_strides, int mode, uint value) {
   const uint i = get_global_id(0);
   uint rest = i;
   int source = 0;
@@ -65,5 +65,5 @@ __kernel void pad(__global const ELEMENT* x, __global ELEMENT* y, uint8 in_dims,
                       pad_step(&rest, &source, out_dims.s2, in_dims.s2, before.s2, x_strides.s2, mode) &&
                       pad_step(&rest, &source, out_dims.s1, in_dims.s1, before.s1, x_strides.s1, mode) &&
                       pad_step(&rest, &source, out_dims.s0, in_dims.s0, before.s0, x_strides.s0, mode);
-  y[i] = inside ? x[source] : value;
+  y[i] = inside ? x[source] : (ELEMENT)value;
 }

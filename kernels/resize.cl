@@ -3,8 +3,9 @@
 // 2 the batch and output row. The source rows and columns and the bilinear weights depend only on
 // the shapes, so the host computes them once at load (as RefBackend does, in double precision).
 
-// Nearest: row_of[oy] and column_of[ox] are the input row and column.
-__kernel void resize_nearest(__global const float* x, __global float* y, __global const int* row_of,
+// Nearest: row_of[oy] and column_of[ox] are the input row and column. It moves ELEMENTs (uint for
+// Float32, uchar for 8-bit tensors).
+__kernel void resize_nearest(__global const ELEMENT* x, __global ELEMENT* y, __global const int* row_of,
                              __global const int* column_of, uint height, uint width, uint out_height) {
   const uint c = get_global_id(0), ox = get_global_id(1);
   const uint n = get_global_id(2) / out_height, oy = get_global_id(2) % out_height;

@@ -20,8 +20,9 @@ kiln's QDQ writer must make ONNX Runtime's models byte for byte, and ONNX Runtim
 test images for the int8 digits model kiln quantize made (examples/digits/digits_cnn_int8.onnx,
 digits_cnn_int8_ort_logits.npy): ONNX Runtime must load kiln's model and agree with kiln.
 
-With --kiln PATH (the kiln tool) it also quantises, with kiln quantize, the keyword spotter and
-the small U-Net of tests/models (HardSigmoid, Mul, LeakyReLU, Sigmoid: the table activations),
+With --kiln PATH (the kiln tool) it also quantises, with kiln quantize, the keyword spotter,
+the small U-Net (HardSigmoid, Mul, LeakyReLU, Sigmoid: the table activations; Resize) and the small
+ShuffleNet-v2 (channel split by Slice, shuffle by Reshape/Transpose) of tests/models,
 calibrated on 32 seeded random inputs, and writes each (NAME_kiln_u8/model.onnx) with one more
 input and ONNX Runtime's output on kiln's model, for `kiln check`.
 
@@ -91,7 +92,7 @@ def write_check_case(folder, model, x, name):
 
 
 def kiln_quantized(kiln, out_dir):
-    for model_name in ("keyword_spotting", "unet"):
+    for model_name in ("keyword_spotting", "unet", "shufflenet_v2_tiny"):
         model = os.path.join(ROOT, "tests", "models", model_name, "model.onnx")
         graph_input = onnx.load(model).graph.input[0]
         shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]

@@ -341,6 +341,99 @@ TEST_CASE("percentile calibration and per-tensor weights make working models", "
   CHECK(correct >= 350);  // of 360; Float32 gets 358
 }
 
+TEST_CASE("the quantiser keeps Pad, nearest Resize and Slice on their input's quantisation, in int8", "[quantize]") {
+  // x -> Conv 1x1 -> Pad (reflect) -> Resize (nearest, x2) -> Slice -> Conv 1x1: the movers between
+  // the convolutions pass their input's scale on (ONNX Runtime's rule), so kiln runs them on bytes.
+  ::onnx::ModelProto proto;
+  proto.set_ir_version(8);
+  proto.add_opset_import()->set_version(13);
+  auto& graph = *proto.mutable_graph();
+  auto tensor = [&](const std::string& name, int type, std::vector<std::int64_t> dims) -> ::onnx::TensorProto& {
+    auto& t = *graph.add_initializer();
+    t.set_name(name);
+    t.set_data_type(type);
+    for (auto d : dims) t.add_dims(d);
+    return t;
+  };
+  for (const char* w : {"w1", "w2"}) {
+    auto& t = tensor(w, ::onnx::TensorProto::FLOAT, {2, 2, 1, 1});
+    for (float v : {0.5f, -1.0f, 2.0f, 0.25f}) t.add_float_data(v);
+  }
+  auto& pads = tensor("pads", ::onnx::TensorProto::INT64, {8});
+  for (std::int64_t v : {0, 0, 1, 1, 0, 0, 1, 1}) pads.add_int64_data(v);
+  auto& scales = tensor("scales", ::onnx::TensorProto::FLOAT, {4});
+  for (float v : {1.0f, 1.0f, 2.0f, 2.0f}) scales.add_float_data(v);
+  auto& starts = tensor("starts", ::onnx::TensorProto::INT64, {1});
+  starts.add_int64_data(1);
+  auto& ends = tensor("ends", ::onnx::TensorProto::INT64, {1});
+  ends.add_int64_data(9);
+  auto& axes = tensor("axes", ::onnx::TensorProto::INT64, {1});
+  axes.add_int64_data(3);
+  auto node = [&](const std::string& op, std::vector<std::string> inputs, const std::string& output) {
+    auto& n = *graph.add_node();
+    n.set_op_type(op);
+    n.set_name(output + "_node");
+    for (auto& i : inputs) n.add_input(i);
+    n.add_output(output);
+    return &n;
+  };
+  auto string_attribute = [](::onnx::NodeProto* n, const std::string& name, const std::string& value) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(value);
+  };
+  node("Conv", {"x", "w1"}, "c1");
+  string_attribute(node("Pad", {"c1", "pads"}, "padded"), "mode", "reflect");
+  string_attribute(node("Resize", {"padded", "", "scales"}, "resized"), "mode", "nearest");
+  node("Slice", {"resized", "starts", "ends", "axes"}, "sliced");
+  node("Conv", {"sliced", "w2"}, "y");
+  for (auto [name, dims] : {std::pair{"x", std::vector<std::int64_t>{1, 2, 4, 4}}, {"y", {1, 2, 12, 8}}}) {
+    auto* value = std::string(name) == "x" ? graph.add_input() : graph.add_output();
+    value->set_name(name);
+    auto* type = value->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(::onnx::TensorProto::FLOAT);
+    for (auto d : dims) type->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  std::string bytes;
+  proto.SerializeToString(&bytes);
+
+  kiln::onnx::HostTensor examples{"x", {TensorShape{8, 2, 4, 4}, DataType::Float32}, {}};
+  examples.data.resize(examples.info.num_bytes());
+  auto* values = reinterpret_cast<float*>(examples.data.data());
+  for (std::size_t i = 0; i < examples.info.num_elements(); ++i) values[i] = std::sin(0.7f * static_cast<float>(i));
+  Runtime<RefBackend> runtime;
+  auto quantized = kiln::onnx::quantize(std::as_bytes(std::span(bytes)), examples, {}, runtime);
+  INFO(quantized.status().message());
+  REQUIRE(quantized);
+  CHECK(quantized->summary.float_ops.empty());
+
+  // Each mover reads a DequantizeLinear and feeds a QuantizeLinear of the same scale.
+  const auto model = parse(quantized->bytes);
+  std::map<std::string, const ::onnx::NodeProto*> producer;
+  for (const auto& n : model.graph().node()) producer[n.output(0)] = &n;
+  for (const char* op : {"Pad", "Resize", "Slice"}) {
+    INFO(op);
+    const auto mover = std::ranges::find(model.graph().node(), std::string(op), &::onnx::NodeProto::op_type);
+    REQUIRE(mover != model.graph().node().end());
+    const auto* dq = producer.at(mover->input(0));
+    REQUIRE(dq->op_type() == "DequantizeLinear");
+    const auto reader = std::ranges::find_if(model.graph().node(), [&](const auto& n) {
+      return n.op_type() == "QuantizeLinear" && n.input(0) == mover->output(0);
+    });
+    REQUIRE(reader != model.graph().node().end());
+    CHECK(reader->input(1) == dq->input(1));
+  }
+  auto imported = kiln::onnx::import_model(quantized->bytes);
+  REQUIRE(imported);
+  auto optimized = Runtime<RefBackend>::optimize(std::move(imported->network));
+  REQUIRE(optimized);
+  const std::string text = optimized->to_string();
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("(Pad) QAsymmU8") && Catch::Contains("(Resize) QAsymmU8") &&
+                       Catch::Contains("(StridedSlice) QAsymmU8"));
+}
+
 TEST_CASE("the quantiser refuses what it cannot quantise, saying why", "[quantize]") {
   const auto model = read_bytes(digits + "digits_cnn.onnx");
   auto images = kiln::onnx::read_tensor_file(digits + "test_images.npy");

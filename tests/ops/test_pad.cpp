@@ -41,3 +41,41 @@ TEMPLATE_LIST_TEST_CASE("Pad matches RefBackend in every mode on odd shapes", "[
   // An empty dimension padded with the constant: every output element is the constant.
   check_against_ref<ops::Pad, TestType>({{1, 0}, {1, 2}, M::Constant, 7.0f}, {TestTensor::f32({0, 3}, {})}, 0, 0);
 }
+
+TEMPLATE_LIST_TEST_CASE("Pad moves 8-bit integers and fills with the constant's quantisation", "[ops][pad][int8]",
+                        tested_backends) {
+  // Scale 0.5, zero point 10: constant 3 quantises to 16, -100 saturates to 0. Zero point -128:
+  // 1.25 / 0.5 = 2.5 rounds half to even, to -128 + 2 = -126.
+  const QuantizationInfo u8{{0.5f}, 10, {}}, s8{{0.5f}, -128, {}};
+  const auto x = TestTensor::q8({3}, DataType::QAsymmU8, u8, {0, 200, 255});
+  check_op<ops::Pad, TestType>({{2}, {1}, ops::PadMode::Constant, 3.0f}, {x},
+                               {TestTensor::q8({6}, DataType::QAsymmU8, u8, {16, 16, 0, 200, 255, 16})});
+  check_op<ops::Pad, TestType>({{1}, {1}, ops::PadMode::Constant, -100.0f}, {x},
+                               {TestTensor::q8({5}, DataType::QAsymmU8, u8, {0, 0, 200, 255, 0})});
+  check_op<ops::Pad, TestType>({{2}, {2}, ops::PadMode::Reflect}, {x},
+                               {TestTensor::q8({7}, DataType::QAsymmU8, u8, {255, 200, 0, 200, 255, 200, 0})});
+  const auto y = TestTensor::q8({2}, DataType::QAsymmS8, s8, {-128, 127});
+  check_op<ops::Pad, TestType>({{1}, {1}, ops::PadMode::Constant, 1.25f}, {y},
+                               {TestTensor::q8({4}, DataType::QAsymmS8, s8, {-126, -128, 127, -126})});
+}
+
+TEMPLATE_LIST_TEST_CASE("8-bit Pad matches RefBackend in every mode on odd shapes", "[ops][pad][int8]",
+                        accelerated_backends) {
+  using M = ops::PadMode;
+  for (const DataType type : {DataType::QAsymmU8, DataType::QAsymmS8}) {
+    const QuantizationInfo q{{0.03f}, type == DataType::QAsymmU8 ? 131 : -7, {}};
+    const auto x = random_q8({2, 5, 7, 3}, type, q, 19);
+    for (M mode : {M::Constant, M::Edge, M::Reflect, M::Symmetric}) {
+      INFO(to_string(type) << " mode " << static_cast<int>(mode));
+      check_against_ref<ops::Pad, TestType>({{0, 2, 1, 0}, {1, 3, 4, 2}, mode, -2.5f}, {x}, 0, 0);
+      check_against_ref<ops::Pad, TestType>({{1, 0, 0, 2}, {0, 1, 6, 0}, mode, 0.5f}, {x}, 0, 0);
+    }
+  }
+}
+
+TEST_CASE("Pad refuses tensors it cannot fill", "[ops][pad][int8][errors]") {
+  auto per_axis = run_op<ops::Pad>(
+      {{1}, {1}}, {TestTensor::q8({2}, DataType::QAsymmU8, {{0.5f, 0.25f}, 0, std::uint32_t{0}}, {1, 2})});
+  REQUIRE_FALSE(per_axis);
+  CHECK_THAT(per_axis.status().message(), Catch::Contains("pads 8-bit tensors quantised per tensor"));
+}

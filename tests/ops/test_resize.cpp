@@ -53,3 +53,33 @@ TEMPLATE_LIST_TEST_CASE("Resize matches RefBackend up and down with every transf
       }
     }
 }
+
+TEMPLATE_LIST_TEST_CASE("Nearest Resize moves 8-bit integers; bilinear refuses them", "[ops][resize][int8]",
+                        tested_backends) {
+  const QuantizationInfo q{{0.1f}, 128, {}};
+  const auto x = TestTensor::q8({1, 1, 2, 2}, DataType::QAsymmU8, q, {0, 255, 7, 128});
+  // 2 channels of one pixel, doubled in width: the pixel pair repeats.
+  check_op<ops::Resize, TestType>(
+      {ops::ResizeMethod::Nearest, 1, 4}, {x},
+      {TestTensor::q8({1, 1, 4, 2}, DataType::QAsymmU8, q, {0, 255, 0, 255, 7, 128, 7, 128})});
+  auto bilinear = run_op<ops::Resize, TestType>({ops::ResizeMethod::Bilinear, 1, 4}, {x});
+  REQUIRE_FALSE(bilinear);
+  CHECK_THAT(bilinear.status().message(), Catch::Contains("8-bit ones by nearest neighbour"));
+}
+
+TEMPLATE_LIST_TEST_CASE("8-bit nearest Resize matches RefBackend with every transform and rounding",
+                        "[ops][resize][int8]", accelerated_backends) {
+  using T = ops::CoordinateTransform;
+  using R = ops::NearestRounding;
+  for (const DataType type : {DataType::QAsymmU8, DataType::QAsymmS8})
+    for (std::uint32_t channels : {1u, 3u, 33u}) {
+      const auto x = random_q8({2, 5, 7, channels}, type, {{0.05f}, 3, {}}, channels + 5);
+      for (T transform : {T::Asymmetric, T::HalfPixel, T::AlignCorners})
+        for (auto [h, w] : {std::pair{11u, 13u}, std::pair{3u, 4u}})
+          for (R rounding : {R::Floor, R::RoundPreferCeil}) {
+            INFO(to_string(type) << ", " << channels << " channels, transform " << static_cast<int>(transform));
+            check_against_ref<ops::Resize, TestType>({ops::ResizeMethod::Nearest, h, w, transform, rounding}, {x}, 0,
+                                                     0);
+          }
+    }
+}

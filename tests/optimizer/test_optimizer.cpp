@@ -453,6 +453,64 @@ TEST_CASE("Dequantize x2 -> Concat -> Quantize becomes Requantizes and an int8 C
   CHECK(run_on_ref(*fused, {{1, -1}, {1, 0.25f}}, 4) == std::vector<float>{1, -1, 1, 0.5f});
 }
 
+TEST_CASE("Dequantize -> Pad, StridedSlice or Gather -> Quantize of one quantisation moves the 8-bit values",
+          "[optimizer][passes][int8]") {
+  // x = 1, -1, 0, 10 at scale 0.5, zero point 10. Padded with 3 (q 16) on the left, sliced from 2,
+  // gathered at [2, 0]: 3, 1, -1, 0, 10 -> -1, 0, 10 -> 10, -1. At another output scale the Quantize
+  // would rescale, which a byte mover cannot: the Pad stays Float32.
+  const QuantizationInfo q{{0.5f}, 10, {}};
+  for (const bool same : {true, false}) {
+    Network net;
+    auto padded =
+        net.add<ops::Pad>({{1}, {0}, ops::PadMode::Constant, 3.0f}, {dequantized_input(net, 0, "x", {4}, q)}, "pad");
+    auto quantized = net.add<ops::Quantize>({}, {padded}, "quantize_pad");
+    (void)net.set_output_type(quantized, DataType::QAsymmU8, same ? q : QuantizationInfo{{0.25f}, 10, {}});
+    auto sliced =
+        net.add<ops::StridedSlice>({{2}, {5}, {1}}, {net.add<ops::Dequantize>({}, {quantized}, "dq_pad")}, "slice");
+    auto requantized = net.add<ops::Quantize>({}, {sliced}, "quantize_slice");
+    (void)net.set_output_type(requantized, DataType::QAsymmU8, same ? q : QuantizationInfo{{0.25f}, 10, {}});
+    const std::int32_t indices[] = {2, 0};
+    auto gathered =
+        net.add<ops::Gather>({.axis = 0},
+                             {net.add<ops::Dequantize>({}, {requantized}, "dq_slice"),
+                              net.add_constant<std::int32_t>({TensorShape{2}, DataType::Signed32}, indices, "indices")},
+                             "gather");
+    add_quantized_output(net, gathered, q);
+    auto fused = optimize<RefBackend>(net);
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    INFO(text);
+    if (same)
+      CHECK_THAT(text, Catch::Contains("pad (Pad) QAsymmU8 [5] (scale 0.5, zero point 10)") &&
+                           Catch::Contains("slice (StridedSlice) QAsymmU8 [3]") &&
+                           Catch::Contains("gather (Gather) QAsymmU8 [2]") && !Catch::Contains("quantize_pad") &&
+                           !Catch::Contains("quantize_slice") && !Catch::Contains("quantize_y (Quantize)"));
+    else
+      CHECK_THAT(text, Catch::Contains("pad (Pad) Float32") && Catch::Contains("quantize_pad (Quantize)"));
+    CHECK(run_on_ref(*fused, {{1, -1, 0, 10}}, 2) == std::vector<float>{10, -1});
+  }
+}
+
+TEST_CASE("Dequantize -> nearest Resize -> Quantize moves the 8-bit values; a bilinear one stays Float32",
+          "[optimizer][passes][int8]") {
+  // x = 1, -1 at scale 0.5, zero point 10, widened to 4: nearest 1, 1, -1, -1; bilinear (asymmetric)
+  // 1, 0, -1, -1, every value on the grid of the output scale.
+  const QuantizationInfo q{{0.5f}, 10, {}};
+  for (const auto method : {ops::ResizeMethod::Nearest, ops::ResizeMethod::Bilinear}) {
+    const bool nearest = method == ops::ResizeMethod::Nearest;
+    Network net;
+    auto resized = net.add<ops::Resize>({method, 1, 4}, {dequantized_input(net, 0, "x", {1, 1, 2, 1}, q)}, "resize");
+    add_quantized_output(net, resized, q);
+    auto fused = optimize<RefBackend>(net);
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains(nearest ? "resize (Resize) QAsymmU8" : "resize (Resize) Float32"));
+    CHECK(run_on_ref(*fused, {{1, -1}}, 4) ==
+          (nearest ? std::vector<float>{1, 1, -1, -1} : std::vector<float>{1, 0, -1, -1}));
+  }
+}
+
 TEST_CASE("Dequantize -> Quantize becomes nothing, or a Requantize", "[optimizer][passes][int8]") {
   // x = 1, -1, 0, 10 at scale 0.5, zero point 10: q 12, 8, 10, 30. Quantized again at the same
   // quantisation they stay; at scale 1, zero point 0 (QAsymmU8) they become 1, 0 (saturated), 0, 10.

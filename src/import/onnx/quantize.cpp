@@ -24,7 +24,8 @@ enum class Role : std::uint8_t {
   Float,        ///< stays Float32
   Weighted,     ///< Conv, Gemm, MatMul: a quantised activation and constant weights in, its own quantisation out
   Activations,  ///< Add, Sub, Mul, Concat, pooling, the tabled activations: quantised in, its own quantisation out
-  Direct,       ///< MaxPool and the reshaping ops: moves its input's values, so keeps their quantisation
+  Direct,       ///< MaxPool, the reshaping ops, Slice, Gather, Resize, Pad: moves its input's values, so keeps
+                ///< their quantisation (keeps_values says when)
   Removable,    ///< Relu, Clip: its clamp is the range calibrated after it, so it folds into the node before;
                 ///< else it is quantised like the Activations
 };
@@ -37,7 +38,7 @@ Role role_of(const NodeProto& node) {
       op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" || op == "Elu")
     return Role::Activations;
   if (op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" ||
-      op == "Unsqueeze")
+      op == "Unsqueeze" || op == "Slice" || op == "Gather" || op == "Resize" || op == "Pad")
     return Role::Direct;
   if (op == "Relu" || op == "Clip") return Role::Removable;
   return Role::Float;
@@ -105,6 +106,11 @@ NodeProto make_node(const std::string& op, const std::string& tensor, std::initi
 std::int64_t int_attribute(const NodeProto& node, std::string_view name, std::int64_t fallback) {
   for (const auto& a : node.attribute())
     if (a.name() == name) return a.i();
+  return fallback;
+}
+std::string string_attribute(const NodeProto& node, std::string_view name, std::string fallback) {
+  for (const auto& a : node.attribute())
+    if (a.name() == name) return a.s();
   return fallback;
 }
 float float_attribute(const NodeProto& node, std::string_view name, float fallback) {
@@ -259,6 +265,23 @@ class QdqWriter {
     for (int i = 0; i < activation_inputs(node); ++i)
       if (!quantizable_activation(node.input(i))) return false;
     return true;
+  }
+
+  /// Whether a Direct node's output holds only its input's values, as ONNX Runtime's quantiser
+  /// judges it (a Resize from opset 11 on, a Pad that mirrors or repeats the edge or adds 0), and
+  /// kiln runs it in int8: a linear or cubic Resize, which ONNX Runtime also quantises, computes new
+  /// values, which kiln does in Float32, so quantising around it would only add a rounding.
+  bool keeps_values(const NodeProto& node) const {
+    const std::string& op = node.op_type();
+    if (op == "Resize") return default_opset(model_) >= 11 && string_attribute(node, "mode", "nearest") == "nearest";
+    if (op != "Pad") return true;
+    if (string_attribute(node, "mode", "constant") != "constant") return true;
+    if (default_opset(model_) < 11) return float_attribute(node, "value", 0.0f) == 0.0f;
+    if (node.input_size() < 3 || node.input(2).empty()) return true;
+    const TensorProto* value = float_initializer(node.input(2), 0);
+    if (!value) return false;
+    auto constant = detail::read_constant(*value);
+    return constant && constant->size() == 1 && constant->float_at(0) == 0.0f;
   }
 
   /// A Relu or Clip whose input is the only output of a node to be quantised, and read by nothing
@@ -457,8 +480,8 @@ class QdqWriter {
       add_with_quantized_output(std::move(node), q);
       return Status::ok();
     }
-    const bool passes_on =
-        role == Role::Direct && node.input_size() >= 1 && node.output_size() == 1 && quantized_.contains(node.input(0));
+    const bool passes_on = role == Role::Direct && node.input_size() >= 1 && node.output_size() == 1 &&
+                           quantized_.contains(node.input(0)) && keeps_values(node);
     if (passes_on) {
       const TensorQuantization q = quantized_.at(node.input(0));
       read_dequantized_inputs(node);

@@ -111,6 +111,36 @@ bool fuse_activations_into_int8(Network& network, LayerId id, LayerId quantize, 
   return rewire_as_int8<Op>(network, id, quantize, integers, inputs, constants, can_run);
 }
 
+/// Makes layer `id` (an Op that moves or selects elements: Pad, StridedSlice, Gather, a nearest
+/// Resize; backends refuse a bilinear one on 8-bit tensors) read the
+/// integers behind the Dequantize of its input 0 and produce what the Quantize layer `quantize`
+/// produced, when both sides have one type and quantisation per tensor (as ONNX Runtime's quantiser
+/// writes these ops): the bytes it moves are the integers the Quantize would make, and Pad's
+/// constant becomes the integer it quantises to. Its other inputs (Gather's indices) stay as they
+/// are. Only when `can_run(op index, layer)` says a backend runs the result.
+template <class Op, class CanRun>
+bool fuse_mover_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_run) {
+  const Layer& layer = network.layer(id);
+  const auto x = dequantized_from(network, layer.inputs[0]);
+  if (!x) return false;
+  const TensorInfo x_info = current_info(network, *x);
+  const TensorInfo& y_info = network.tensor_info({quantize, 0});
+  if (!is_quantized(x_info.type) || x_info.type != y_info.type || x_info.quantization != y_info.quantization ||
+      x_info.quantization.is_per_axis())
+    return false;
+  std::vector<OutputSlot> integers{*x};
+  std::vector<TensorInfo> inputs{x_info};
+  std::vector<const void*> constants{nullptr};
+  for (std::size_t i = 1; i < layer.inputs.size(); ++i) {
+    const OutputSlot other = *layer.inputs[i];
+    const auto* constant = constant_at(network, other);
+    integers.push_back(other);
+    inputs.push_back(network.tensor_info(other));
+    constants.push_back(constant ? constant->data.data() : nullptr);
+  }
+  return rewire_as_int8<Op>(network, id, quantize, integers, inputs, constants, can_run);
+}
+
 /// Makes Concat `id` read the integers behind its Dequantize inputs and produce what the Quantize
 /// layer `quantize` produced, when they are all of its type, per tensor: an input quantised
 /// otherwise is read through a Requantize to the output's quantisation (rounded once, ties up, as
@@ -191,7 +221,8 @@ inline std::size_t move_dequantize_past_data_movers(Network& network) {
 /// Turns each Quantize whose input is the only output reader of a Float32 Convolution2d,
 /// DepthwiseConvolution2d or FullyConnected whose inputs come from Dequantize layers (activations,
 /// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d, ElementwiseBinary, Activation or
-/// Concat whose inputs are Dequantizes, into that layer computing in int8 (decision 0014): the Quantize drops out, and
+/// Concat whose inputs are Dequantizes, or of a Pad, StridedSlice, Gather or nearest Resize of a Dequantize of the
+/// Quantize's own quantisation, into that layer computing in int8 (decision 0014): the Quantize drops out, and
 /// so do the Dequantize layers no one else reads. This is how a QDQ model's DQ -> op -> Q becomes one quantised layer.
 /// `can_run(op index, LayerInfo)` says whether a backend the program uses runs the int8 layer (optimize asks the
 /// backends' workload tables); a layer none runs stays in Float32. Returns how many were fused.
@@ -219,6 +250,14 @@ std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
                           ? detail::fuse_activations_into_int8<ops::Activation>(network, producer, id, can_run)
                       : network.layer(producer).is<ops::Concat>()
                           ? detail::fuse_concat_into_int8(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::Pad>()
+                          ? detail::fuse_mover_into_int8<ops::Pad>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::StridedSlice>()
+                          ? detail::fuse_mover_into_int8<ops::StridedSlice>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::Gather>()
+                          ? detail::fuse_mover_into_int8<ops::Gather>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::Resize>()
+                          ? detail::fuse_mover_into_int8<ops::Resize>(network, producer, id, can_run)
                           : false;
     fused += done ? 1 : 0;
   }

@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend Resize: nearest (every rounding) and bilinear, every coordinate transform (kernels/resize.cl).
+// ClBackend Resize: nearest (every rounding; Float32 and 8-bit) and bilinear (Float32), every coordinate
+// transform (kernels/resize.cl).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 
 #include "kiln/backends/cl/cl_kernel.hpp"
+#include "kiln/backends/ref/ops/resize.hpp"
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Resize, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Resize> {
-  using Float32Kernel::Float32Kernel;
+namespace opencl {
+
+/// Nearest moves elements of any size (Float32, 8-bit); bilinear blends Float32.
+class ResizeKernel : public Kernel<ops::Resize> {
+ public:
+  using Kernel::Kernel;
+  static Status is_supported(const WorkloadInfo<ops::Resize>& info) { return check_resize_types(info); }
 
   /// Source rows and columns (and bilinear weights) depend only on the shapes: computed here once,
   /// in double precision as RefBackend computes them, and uploaded.
-  static Expected<Workload> create(const WorkloadInfo<ops::Resize>& info, opencl::Context& context) {
+  static Expected<ResizeKernel> create(const WorkloadInfo<ops::Resize>& info, Context& context) {
     const bool nearest = info.params.method == ops::ResizeMethod::Nearest;
-    auto made = make<Workload>(info, context, "resize", nearest ? "resize_nearest" : "resize_bilinear");
+    auto made = make<ResizeKernel>(info, context, "resize", nearest ? "resize_nearest" : "resize_bilinear",
+                                   element_option(info.inputs[0].type));
     if (!made) return made;
     const TensorShape& xs = info.inputs[0].shape;
     const TensorShape& ys = info.outputs[0].shape;
@@ -52,19 +59,25 @@ struct Workload<ops::Resize, ClBackend, DataType::Float32> : opencl::Float32Kern
     }
     return made;
   }
-  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
+  Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
     const cl::NDRange global(ys[3], ys[2], std::size_t{ys[0]} * ys[1]);
     if (params_.method == ops::ResizeMethod::Nearest)
-      return launch_(context, global, input(in, 0), opencl::buffer_of(out[0]), tables_[0], tables_[1], xs[1], xs[2],
-                     ys[1]);
-    return launch_(context, global, input(in, 0), opencl::buffer_of(out[0]), tables_[0], tables_[1], tables_[2],
-                   tables_[3], xs[1], xs[2], ys[1]);
+      return launch_(context, global, input(in, 0), buffer_of(out[0]), tables_[0], tables_[1], xs[1], xs[2], ys[1]);
+    return launch_(context, global, input(in, 0), buffer_of(out[0]), tables_[0], tables_[1], tables_[2], tables_[3],
+                   xs[1], xs[2], ys[1]);
   }
 
  private:
   std::vector<cl::Buffer> tables_;  // rows, columns, row weights, column weights
+};
+
+}  // namespace opencl
+
+template <DataType T>
+struct Workload<ops::Resize, ClBackend, T> : opencl::ResizeKernel {
+  using ResizeKernel::ResizeKernel;
 };
 
 }  // namespace kiln

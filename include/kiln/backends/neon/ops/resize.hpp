@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon Resize: sampling positions and weights computed at load; each output pixel is a channel run
-// copied (nearest) or blended from four input pixels a vector at a time (bilinear).
+// copied (nearest, any element size: Float32 or 8-bit) or blended from four input pixels a vector at
+// a time (bilinear, Float32).
 #pragma once
 
 #include <algorithm>
@@ -9,44 +10,51 @@
 
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
+#include "kiln/backends/ref/ops/resize.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-template <>
-struct Kernel<ops::Resize, DataType::Float32> : Float32Kernel<ops::Resize> {
-  explicit Kernel(const WorkloadInfo<ops::Resize>& info)
-      : Float32Kernel(info),
+class ResizeKernel {
+ public:
+  explicit ResizeKernel(const WorkloadInfo<ops::Resize>& info)
+      : params_(info.params),
         x_(info.inputs[0].shape),
         y_(info.outputs[0].shape),
+        element_(size_of(info.outputs[0].type)),
         rows_(samples(y_[1], x_[1])),
         columns_(samples(y_[2], x_[2])) {}
+  static Status is_supported(const WorkloadInfo<ops::Resize>& info) { return check_resize_types(info); }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    const float* x = floats(in[0]);
-    float* y = floats(out[0]);
     const std::uint64_t channels = x_[3];
     const std::uint64_t x_row = std::uint64_t{x_[2]} * channels, x_image = x_[1] * x_row;
+    const bool nearest = params_.method == ops::ResizeMethod::Nearest;
     context.parallel_for(
         std::size_t{y_[0]} * y_[1],
         [&](std::size_t task) {
           const std::size_t n = task / y_[1], oy = task % y_[1];
           const Sample& r = rows_[oy];
-          const float* image = x + n * x_image;
-          float* yp = y + task * y_[2] * channels;
-          for (const Sample& c : columns_) {
-            const float* top = image + r.first * x_row;
-            const float* bottom = image + r.second * x_row;
-            if (params_.method == ops::ResizeMethod::Nearest) {
-              std::memcpy(yp, top + c.first * channels, channels * sizeof(float));
-            } else {
-              blend(top + c.first * channels, top + c.second * channels, bottom + c.first * channels,
-                    bottom + c.second * channels, r.weight, c.weight, yp, channels);
+          const std::uint64_t image = n * x_image, first_output = task * y_[2] * channels;
+          if (nearest) {
+            const std::byte* top = bytes(in[0]) + (image + r.first * x_row) * element_;
+            std::byte* yp = bytes(out[0]) + first_output * element_;
+            for (const Sample& c : columns_) {
+              std::memcpy(yp, top + c.first * channels * element_, channels * element_);
+              yp += channels * element_;
             }
+            return;
+          }
+          const float* top = floats(in[0]) + image + r.first * x_row;
+          const float* bottom = floats(in[0]) + image + r.second * x_row;
+          float* yp = floats(out[0]) + first_output;
+          for (const Sample& c : columns_) {
+            blend(top + c.first * channels, top + c.second * channels, bottom + c.first * channels,
+                  bottom + c.second * channels, r.weight, c.weight, yp, channels);
             yp += channels;
           }
         },
-        std::uint64_t{y_[2]} * channels * (params_.method == ops::ResizeMethod::Nearest ? 1 : 8));
+        std::uint64_t{y_[2]} * channels * (nearest ? 1 : 8));
   }
 
  private:
@@ -90,8 +98,15 @@ struct Kernel<ops::Resize, DataType::Float32> : Float32Kernel<ops::Resize> {
     }
   }
 
+  ops::Resize::Params params_;
   TensorShape x_, y_;
+  std::size_t element_;
   std::vector<Sample> rows_, columns_;
+};
+
+template <DataType T>
+struct Kernel<ops::Resize, T> : ResizeKernel {
+  using ResizeKernel::ResizeKernel;
 };
 
 }  // namespace KILN_NEON_ISA

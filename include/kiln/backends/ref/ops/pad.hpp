@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference Pad: each output coordinate mapped back into the input, or to the constant.
+// Reference Pad: each output coordinate mapped back into the input, or to the constant; Float32
+// and 8-bit quantised elements alike, as bytes.
 #pragma once
 
+#include <cstring>
+
+#include "kiln/backends/pad_element.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Pad, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::Pad> {
-  using Float32Kernel::Float32Kernel;
+namespace ref {
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+class PadBytes {
+ public:
+  explicit PadBytes(const WorkloadInfo<ops::Pad>& info)
+      : params_(info.params), fill_(pad_element(info)), element_(size_of(info.outputs[0].type)) {}
+  static Status is_supported(const WorkloadInfo<ops::Pad>& info) { return check_pad_types(info); }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& xs = in[0].info.shape;
     const TensorShape& ys = out[0].info.shape;
-    const ref::Strides x_strides = ref::strides_of(xs);
-    const float* x = ref::floats(in[0]);
-    float* y = ref::floats(out[0]);
+    const Strides x_strides = strides_of(xs);
     for (std::uint64_t i = 0; i < ys.num_elements(); ++i) {
-      const auto coords = ref::unravel(i, ys);
+      const auto coords = unravel(i, ys);
       std::uint64_t source = 0;
       bool constant = false;
       for (std::size_t d = 0; d < ys.rank() && !constant; ++d) {
@@ -25,9 +31,22 @@ struct Workload<ops::Pad, RefBackend, DataType::Float32> : ref::Float32Kernel<op
         constant = j < 0;
         source += static_cast<std::uint64_t>(j) * x_strides[d];
       }
-      y[i] = constant ? params_.value : x[source];
+      const std::byte* from = constant ? fill_.data() : bytes(in[0]) + source * element_;
+      std::memcpy(bytes(out[0]) + i * element_, from, element_);
     }
   }
+
+ private:
+  ops::Pad::Params params_;
+  std::array<std::byte, 4> fill_;
+  std::size_t element_;
+};
+
+}  // namespace ref
+
+template <DataType T>
+struct Workload<ops::Pad, RefBackend, T> : ref::PadBytes {
+  using PadBytes::PadBytes;
 };
 
 }  // namespace kiln

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every backend's Pad shares: the types it pads, and the element a Constant-mode Pad fills
+// with. Pad moves elements, so a quantised Pad fills with the integer its constant quantises to,
+// and equals DequantizeLinear -> Pad -> QuantizeLinear of one quantisation (decision 0014).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "kiln/backends/workload.hpp"
+#include "kiln/core/requantization.hpp"
+
+namespace kiln {
+
+/// Fails unless the Pad is Float32, or 8-bit quantised per tensor (input and output share the
+/// type and quantisation, as Pad's shape inference makes them).
+inline Status check_pad_types(const WorkloadInfo<ops::Pad>& info) {
+  const TensorInfo& x = info.inputs[0];
+  if (x.type != DataType::Float32 && !is_quantized(x.type))
+    return Status::error(ErrorCode::Unsupported, "pads Float32 and 8-bit quantised tensors; the input is ",
+                         x.to_string());
+  if (is_quantized(x.type) && (x.quantization.empty() || x.quantization.is_per_axis()))
+    return Status::error(ErrorCode::Unsupported, "pads 8-bit tensors quantised per tensor; the input is ",
+                         x.to_string());
+  return Status::ok();
+}
+
+/// The element a Constant-mode Pad writes, its first size_of(type) bytes: the float, or the 8-bit
+/// integer the constant quantises to.
+inline std::array<std::byte, 4> pad_element(const WorkloadInfo<ops::Pad>& info) {
+  const TensorInfo& y = info.outputs[0];
+  if (!is_quantized(y.type)) return std::bit_cast<std::array<std::byte, 4>>(info.params.value);
+  const std::int32_t q =
+      quantize(info.params.value, y.quantization.scales[0], y.quantization.offset, quantized_range(y.type));
+  return {static_cast<std::byte>(static_cast<std::uint8_t>(q))};
+}
+
+}  // namespace kiln
