@@ -212,6 +212,32 @@ TEST_CASE("ONNX QLinearConv on a uint8 graph input: hand-computed, one int8 laye
   CHECK(conversions == 0);
 }
 
+TEST_CASE("ONNX Pad of an 8-bit tensor pads with the integer it is given", "[onnx][quantized]") {
+  // As ONNX Runtime's QOperator models pad: x quantised at 0.5, zero point 10, padded with the zero
+  // point's integer 10 (real 0) and, on a raw uint8 input, with 7.
+  ModelBuilder m(13);
+  m.input("x", {1, 2}).initializer("scale", {}, {0.5f});
+  m.narrow_initializer("zero", ::onnx::TensorProto::UINT8, {}, {10});
+  m.int_initializer("pads", {0, 1, 0, 2});
+  m.node("QuantizeLinear", {"x", "scale", "zero"}, {"q"});
+  m.node("Pad", {"q", "pads", "zero"}, {"padded"});
+  m.node("DequantizeLinear", {"padded", "scale", "zero"}, {"y"});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(run(*model, {1.5f, -2}) == std::vector<float>{0, 1.5f, -2, 0, 0});
+
+  ModelBuilder raw(13);
+  raw.input("image", {3}, ::onnx::TensorProto::UINT8);
+  raw.narrow_initializer("seven", ::onnx::TensorProto::UINT8, {}, {7});
+  raw.int_initializer("pads", {2, 1});
+  raw.node("Pad", {"image", "pads", "seven"}, {"padded"});
+  raw.output("padded");
+  auto padded = raw.import();
+  REQUIRE(padded);
+  CHECK(run<std::uint8_t, std::uint8_t>(*padded, {0, 200, 255}) == std::vector<std::uint8_t>{7, 7, 0, 200, 255, 7});
+}
+
 TEST_CASE("ONNX uint8 graph input: Cast to float reads its integers", "[onnx][quantized]") {
   ModelBuilder m;
   m.input("image", {3}, ::onnx::TensorProto::UINT8).initializer("half", {}, {0.5f});

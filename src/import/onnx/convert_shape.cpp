@@ -2,9 +2,11 @@
 // ONNX data movement: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Pad,
 // Gather, Identity and Dropout. On constants (shape arithmetic, weights) they are folded at import.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "importer.hpp"
+#include "kiln/core/requantization.hpp"
 
 namespace kiln::onnx::detail {
 namespace {
@@ -460,8 +462,19 @@ Status pad(Importer& im) {
     params.mode = ops::PadMode::Edge;
   else
     return im.error("mode '", mode, "'");
-  params.value = value;
   const Layout layout = Importer::preferred_layout(*x);
+  params.value = value;
+  if (is_quantized(x->type)) {
+    // ONNX pads an 8-bit tensor with the integer; kiln's Pad takes the value it stands for and
+    // fills with the integer that quantises to (ONNX Runtime's QOperator models pad with the zero point).
+    KILN_ONNX_TRY(integers, im.tensor(*x, layout, rank));
+    const QuantizationInfo& q = im.info(integers).quantization;
+    if (q.is_per_axis()) return im.error("Pad of an 8-bit tensor quantised per axis");
+    const QuantizedRange range = quantized_range(x->type);
+    if (value < static_cast<float>(range.lo) || value > static_cast<float>(range.hi) || value != std::trunc(value))
+      return im.invalid("constant_value ", value, " is not a ", to_string(x->type), " integer");
+    params.value = dequantize(static_cast<std::int64_t>(value), q.scales[0], q.offset);
+  }
   params.before.assign(rank, 0);
   params.after.assign(rank, 0);
   for (std::size_t i = 0; i < axes.size(); ++i) {

@@ -90,7 +90,8 @@ enum class Layout : std::uint8_t { Plain, ChannelsLast };
 std::vector<std::size_t> layout_order(Layout layout, std::size_t rank);
 
 /// Whether a layer means the same on an ONNX uint8 or int8 tensor's integers as on the real numbers
-/// a kiln 8-bit tensor quantises: one that moves or selects bytes. ONNX computes Add, Relu, Clip,
+/// a kiln 8-bit tensor quantises: one that moves or selects bytes (Pad too: its converter states
+/// the constant as the value the integer stands for). ONNX computes Add, Relu, Clip,
 /// AveragePool... on the integers; kiln's 8-bit layers on what they stand for, so the importer
 /// makes them only from DequantizeLinear -> op -> QuantizeLinear (by the optimizer's fusion).
 template <OpDescriptor Op>
@@ -101,7 +102,7 @@ constexpr bool same_on_integers(const typename Op::Params& params) {
     return params.method == ops::ResizeMethod::Nearest;
   else
     return contains_v<Op, TypeList<ops::Concat, ops::Constant, ops::Dequantize, ops::Gather, ops::Input, ops::MemCopy,
-                                   ops::Output, ops::Reshape, ops::Split, ops::StridedSlice, ops::Transpose>>;
+                                   ops::Output, ops::Pad, ops::Reshape, ops::Split, ops::StridedSlice, ops::Transpose>>;
 }
 
 class Importer;
