@@ -58,7 +58,7 @@ TEMPLATE_LIST_TEST_CASE("Nearest Resize moves 8-bit integers; bilinear refuses t
                         tested_backends) {
   const QuantizationInfo q{{0.1f}, 128, {}};
   const auto x = TestTensor::q8({1, 1, 2, 2}, DataType::QAsymmU8, q, {0, 255, 7, 128});
-  // 2 channels of one pixel, doubled in width: the pixel pair repeats.
+  // Two pixels of 2 channels, doubled in width: each pixel repeats.
   check_op<ops::Resize, TestType>(
       {ops::ResizeMethod::Nearest, 1, 4}, {x},
       {TestTensor::q8({1, 1, 4, 2}, DataType::QAsymmU8, q, {0, 255, 0, 255, 7, 128, 7, 128})});

@@ -38,17 +38,20 @@ class Expansion {
     if (axis) set_int(nodes_.back(), "axis", *axis);
     return name;
   }
-  /// The node of role `role`'s float op quantised by the scale and zero point at inputs `scale`,
-  /// `scale` + 1 into the expanded node's output.
-  Status quantize_into_output(std::string_view op, std::vector<std::string> inputs, std::size_t scale,
-                              const std::vector<std::string>& copied_attributes = {}) {
-    const std::string y = add(op, op, std::move(inputs));
+  /// The float op `op` (the expanded node's attributes are its own), reading `inputs`; returns its
+  /// output, or with `last` defines the expanded node's output (QGemm without y_scale).
+  std::string float_op(std::string_view op, std::vector<std::string> inputs, bool last = false) {
+    ::onnx::NodeProto& node = add_node(op, op, std::move(inputs), last ? im_.node().output(0) : im_.expansion_name(op));
     for (const auto& a : im_.node().attribute())
-      if (std::ranges::find(copied_attributes, a.name()) != copied_attributes.end()) *nodes_.back().add_attribute() = a;
-    finish("QuantizeLinear", "quantize", {y, input(scale), input(scale + 1)});
+      if (a.name() != "channels_last") *node.add_attribute() = a;  // checked 0 by the converter
+    return node.output(0);
+  }
+  /// The float op `op` reading `inputs`, quantised by the scale and zero point at inputs `scale`,
+  /// `scale` + 1 into the expanded node's output; then converts the whole expansion.
+  Status quantize_into_output(std::string_view op, std::vector<std::string> inputs, std::size_t scale) {
+    finish("QuantizeLinear", "quantize", {float_op(op, std::move(inputs)), input(scale), input(scale + 1)});
     return run();
   }
-  ::onnx::NodeProto& last() { return nodes_.back(); }
   Status run() { return im_.convert_as(nodes_); }
 
   static void set_int(::onnx::NodeProto& node, std::string_view name, std::int64_t value) {
@@ -74,14 +77,6 @@ class Expansion {
   std::vector<::onnx::NodeProto> nodes_;
 };
 
-/// The attributes of the float op that the quantised one carries unchanged.
-std::vector<std::string> all_attributes(const Importer& im, std::initializer_list<std::string_view> except = {}) {
-  std::vector<std::string> names;
-  for (const auto& a : im.node().attribute())
-    if (std::ranges::find(except, a.name()) == except.end()) names.push_back(a.name());
-  return names;
-}
-
 /// The int32 bias of a quantised layer as a DequantizeLinear at scale input scale x weight scale (per
 /// weight scale, computed in float as ONNX Runtime's quantiser does), as the QDQ format writes it.
 Expected<std::string> dequantized_bias(Importer& im, Expansion& e, std::size_t bias, std::size_t input_scale,
@@ -105,7 +100,7 @@ Status qlinear_conv(Importer& im) {
     KILN_ONNX_TRY(bias, dequantized_bias(im, e, 8, 1, 4));
     conv.push_back(bias);
   }
-  return e.quantize_into_output("Conv", conv, 6, all_attributes(im));
+  return e.quantize_into_output("Conv", conv, 6);
 }
 
 // QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point); b's
@@ -125,9 +120,8 @@ Status qgemm(Importer& im) {
     KILN_ONNX_TRY(bias, dequantized_bias(im, e, 6, 1, 4));
     gemm.push_back(bias);
   }
-  if (im.has_input(7)) return e.quantize_into_output("Gemm", gemm, 7, all_attributes(im));
-  e.finish("Gemm", "Gemm", gemm);
-  for (const auto& a : im.node().attribute()) *e.last().add_attribute() = a;
+  if (im.has_input(7)) return e.quantize_into_output("Gemm", gemm, 7);
+  e.float_op("Gemm", gemm, true);
   return e.run();
 }
 
@@ -144,7 +138,7 @@ template <char const* Op>
 Status qlinear_unary(Importer& im) {
   if (im.attr_int("channels_last", 0) != 0) return im.error("channels_last 1 (an NHWC input)");
   Expansion e(im);
-  return e.quantize_into_output(Op, {e.dequantized(0, "x")}, 3, all_attributes(im, {"channels_last"}));
+  return e.quantize_into_output(Op, {e.dequantized(0, "x")}, 3);
 }
 constexpr char global_average_pool_op[] = "GlobalAveragePool", average_pool_op[] = "AveragePool",
                sigmoid_op[] = "Sigmoid", leaky_relu_op[] = "LeakyRelu";
@@ -156,9 +150,7 @@ Status qlinear_concat(Importer& im) {
   Expansion e(im);
   std::vector<std::string> parts;
   for (std::size_t i = 2; i < n; i += 3) parts.push_back(e.dequantized(i, kiln::detail::str_cat("x", (i - 2) / 3)));
-  const std::string y = e.add("Concat", "Concat", parts);
-  for (const auto& a : im.node().attribute()) *e.last().add_attribute() = a;
-  e.finish("QuantizeLinear", "quantize", {y, e.input(0), e.input(1)});
+  e.finish("QuantizeLinear", "quantize", {e.float_op("Concat", parts), e.input(0), e.input(1)});
   return e.run();
 }
 

@@ -18,8 +18,11 @@ struct NodeQuantization {
   std::optional<std::size_t> axis;
   std::vector<std::int64_t> zero_points;  ///< one per scale: a folded constant may have several
 
+  bool has_one_zero_point() const {
+    return std::ranges::all_of(zero_points, [&](std::int64_t z) { return z == zero_points[0]; });
+  }
   Status require_one_zero_point(const Importer& im) const {
-    if (std::ranges::any_of(zero_points, [&](std::int64_t z) { return z != zero_points[0]; }))
+    if (!has_one_zero_point())
       return im.error("zero points that differ along the axis (a kiln tensor holds one zero point)");
     return Status::ok();
   }
@@ -156,7 +159,7 @@ Status dequantize_linear(Importer& im) {
     if (x->constant->is_float || x->constant->is_bool) return im.invalid("input is not an integer tensor");
     KILN_ONNX_TRY(q, read_quantization(im, x->dims, x->constant->onnx_type, true));
     ConstValue folded = dequantized(*x->constant, q);
-    if (q.require_one_zero_point(im)) {
+    if (q.has_one_zero_point()) {
       // Symmetric int8 (weights) is QSymmS8, which int8 layers take.
       const DataType type = q.type == DataType::QAsymmS8 && q.info.offset == 0 ? DataType::QSymmS8 : q.type;
       QuantizationInfo info = q.info;
@@ -175,7 +178,7 @@ Status dequantize_linear(Importer& im) {
                        x->type == DataType::QAsymmU8 ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8, false));
   if (q.type != x->type)
     return im.invalid("input is ", to_string(x->type), " but the zero point's type makes it ", to_string(q.type));
-  if (!q.require_one_zero_point(im)) return dequantize_per_zero_point(im, *x, q);
+  if (!q.has_one_zero_point()) return dequantize_per_zero_point(im, *x, q);
   const Layout layout = Importer::preferred_layout(*x);
   KILN_ONNX_TRY(input, integers_as(im, *x, layout, in_layout(q, layout, x->dims.size())));
   KILN_ONNX_TRY(y, im.add<ops::Dequantize>({}, {input}));

@@ -14,6 +14,8 @@
 
 #include <google/protobuf/io/zero_copy_stream.h>
 
+#include "kiln/core/requantization.hpp"
+
 namespace kiln::onnx {
 namespace detail {
 
@@ -587,16 +589,10 @@ Status Importer::add_constant_input(const HostTensor& tensor) {
       float v;
       std::memcpy(&v, tensor.data.data() + 4 * i, 4);
       constant.floats.push_back(v);
-    } else if (tensor.info.type == DataType::Signed32) {
-      std::int32_t v;
-      std::memcpy(&v, tensor.data.data() + 4 * i, 4);
-      constant.ints.push_back(v);
+    } else if (tensor.info.type == DataType::Signed32 || is_quantized(tensor.info.type)) {
+      constant.ints.push_back(integer_at(ConstTensor{tensor.info, tensor.data.data()}, i));
     } else if (tensor.info.type == DataType::Boolean) {
       constant.ints.push_back(std::to_integer<int>(tensor.data[i]) != 0 ? 1 : 0);
-    } else if (tensor.info.type == DataType::QAsymmU8) {
-      constant.ints.push_back(std::to_integer<std::uint8_t>(tensor.data[i]));
-    } else if (tensor.info.type == DataType::QAsymmS8 || tensor.info.type == DataType::QSymmS8) {
-      constant.ints.push_back(static_cast<std::int8_t>(std::to_integer<std::uint8_t>(tensor.data[i])));
     } else {
       return Status::error(ErrorCode::Unsupported, "constant input '", tensor.name, "' is ",
                            to_string(tensor.info.type));

@@ -330,28 +330,26 @@ Expected<HostTensor> read_npy(std::span<const char> bytes, const std::string& pa
   return to_host(value, onnx_type, {});
 }
 
-// The ONNX element type a host tensor is written as; 0 for a type kiln does not write.
-std::int32_t written_type(DataType type) {
+// How a host tensor is written: its ONNX element type (0 for a type kiln does not write) and NumPy's
+// name for it.
+struct WrittenType {
+  std::int32_t onnx = 0;
+  const char* npy = "";
+};
+WrittenType written_type(DataType type) {
   switch (type) {
-    case DataType::Float32: return ::onnx::TensorProto::FLOAT;
-    case DataType::Signed32: return ::onnx::TensorProto::INT32;
-    case DataType::Boolean: return ::onnx::TensorProto::BOOL;
-    case DataType::QAsymmU8: return ::onnx::TensorProto::UINT8;
+    case DataType::Float32: return {::onnx::TensorProto::FLOAT, "<f4"};
+    case DataType::Signed32: return {::onnx::TensorProto::INT32, "<i4"};
+    case DataType::Boolean: return {::onnx::TensorProto::BOOL, "|b1"};
+    case DataType::QAsymmU8: return {::onnx::TensorProto::UINT8, "|u1"};
     case DataType::QAsymmS8:
-    case DataType::QSymmS8: return ::onnx::TensorProto::INT8;
-    default: return 0;
+    case DataType::QSymmS8: return {::onnx::TensorProto::INT8, "|i1"};
+    default: return {};
   }
 }
 
 std::string npy_bytes(const HostTensor& tensor) {
-  const char* descr = "<i4";
-  switch (written_type(tensor.info.type)) {
-    case ::onnx::TensorProto::FLOAT: descr = "<f4"; break;
-    case ::onnx::TensorProto::BOOL: descr = "|b1"; break;
-    case ::onnx::TensorProto::UINT8: descr = "|u1"; break;
-    case ::onnx::TensorProto::INT8: descr = "|i1"; break;
-    default: break;
-  }
+  const char* descr = written_type(tensor.info.type).npy;
   std::string shape;
   for (std::size_t d = 0; d < tensor.info.rank(); ++d)
     shape += kiln::detail::str_cat(d == 0 ? "" : ", ", tensor.info.shape[d]);
@@ -394,7 +392,7 @@ Status write_tensor_file(const std::string& path, const HostTensor& tensor) {
   if (tensor.data.size() != tensor.info.num_bytes())
     return Status::error(ErrorCode::InvalidArgument, "tensor '", tensor.name, "' has ", tensor.data.size(),
                          " bytes of data for ", tensor.info.to_string());
-  const std::int32_t onnx_type = detail::written_type(tensor.info.type);
+  const std::int32_t onnx_type = detail::written_type(tensor.info.type).onnx;
   if (onnx_type == 0)
     return Status::error(ErrorCode::Unsupported, "cannot write ", to_string(tensor.info.type), " tensors");
   std::string bytes;

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "kiln/backends/cl/cl_kernel.hpp"
-#include "kiln/backends/pad_element.hpp"
+#include "kiln/backends/moved_elements.hpp"
 
 namespace kiln {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "kiln/backends/cl/cl_kernel.hpp"
-#include "kiln/backends/ref/ops/resize.hpp"
+#include "kiln/backends/moved_elements.hpp"
 
 namespace kiln {
 

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
+#include "kiln/backends/moved_elements.hpp"
 #include "kiln/backends/neon/strided_copy.hpp"
-#include "kiln/backends/pad_element.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <vector>
 
+#include "kiln/backends/moved_elements.hpp"
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
-#include "kiln/backends/ref/ops/resize.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "kiln/backends/pad_element.hpp"
+#include "kiln/backends/moved_elements.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
 
 namespace kiln {

@@ -7,18 +7,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "kiln/backends/moved_elements.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
 
 namespace kiln {
-
-/// Fails unless the Resize is Float32, or nearest on 8-bit tensors (whose bytes it moves).
-inline Status check_resize_types(const WorkloadInfo<ops::Resize>& info) {
-  const DataType type = info.inputs[0].type;
-  if (type == DataType::Float32 || (is_quantized(type) && info.params.method == ops::ResizeMethod::Nearest))
-    return Status::ok();
-  return Status::error(ErrorCode::Unsupported, "resizes Float32 tensors, and 8-bit ones by nearest neighbour; ",
-                       "the input is ", info.inputs[0].to_string());
-}
 
 namespace ref {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// What every backend's Pad shares: the types it pads, and the element a Constant-mode Pad fills
-// with. Pad moves elements, so a quantised Pad fills with the integer its constant quantises to,
-// and equals DequantizeLinear -> Pad -> QuantizeLinear of one quantisation (decision 0014).
+// What every backend's Pad and Resize share: the types they move, and the element a Constant-mode
+// Pad fills with. Pad moves elements, so a quantised Pad fills with the integer its constant
+// quantises to, and equals DequantizeLinear -> Pad -> QuantizeLinear of one quantisation (decision
+// 0014); a nearest Resize moves elements too, a bilinear one computes Float32.
 #pragma once
 
 #include <array>
@@ -25,6 +26,15 @@ inline Status check_pad_types(const WorkloadInfo<ops::Pad>& info) {
     return Status::error(ErrorCode::Unsupported, "pads 8-bit tensors quantised per tensor; the input is ",
                          x.to_string());
   return Status::ok();
+}
+
+/// Fails unless the Resize is Float32, or nearest on 8-bit tensors (whose bytes it moves).
+inline Status check_resize_types(const WorkloadInfo<ops::Resize>& info) {
+  const DataType type = info.inputs[0].type;
+  if (type == DataType::Float32 || (is_quantized(type) && info.params.method == ops::ResizeMethod::Nearest))
+    return Status::ok();
+  return Status::error(ErrorCode::Unsupported, "resizes Float32 tensors, and 8-bit ones by nearest neighbour; ",
+                       "the input is ", info.inputs[0].to_string());
 }
 
 /// The element a Constant-mode Pad writes, its first size_of(type) bytes: the float, or the 8-bit
