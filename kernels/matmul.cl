@@ -29,6 +29,23 @@ __kernel void batch_mat_mul(__global const float* a, __global const float* b, __
   y[(batch * m + i) * n + j] = sum;
 }
 
+#ifdef QUANTIZED
+// int8 batch_mat_mul (quantized::MatMulStage): the sum of (a - za)(b - zb) in int, requantized by
+// the stage (multiplier, right shift); zeros = (za, zb, zy, unused).
+__kernel void int8_batch_mat_mul(__global const QUANTIZED* a, __global const QUANTIZED* b, __global QUANTIZED* y,
+                                 uint m, uint k, uint a_row, uint a_col, uint b_row, uint b_col, uint8 batch_dims,
+                                 int8 a_batch, int8 b_batch, int4 zeros, int2 stage, int lo, int hi) {
+  const uint j = get_global_id(0), i = get_global_id(1), batch = get_global_id(2);
+  const uint n = get_global_size(0);
+  __global const QUANTIZED* am = a + kiln_offset(batch, batch_dims, a_batch) * m * k;
+  __global const QUANTIZED* bm = b + kiln_offset(batch, batch_dims, b_batch) * k * n;
+  int acc = 0;
+  for (uint p = 0; p < k; ++p)
+    acc += ((int)am[i * a_row + p * a_col] - zeros.x) * ((int)bm[p * b_row + j * b_col] - zeros.y);
+  y[(batch * m + i) * n + j] = (QUANTIZED)kiln_requantize(acc, stage.x, stage.y, zeros.z, lo, hi);
+}
+#endif
+
 // GEMM: c[M, N] = a[M, K] * b[K, N] (+ bias[N]), then the fused activation; all row-major. Each
 // work-item computes a 4 x 8 tile, dimension 0 the tile column, 1 the tile row: eight-wide rows of
 // b against four rows of a keep 32 sums in registers. Tiles across the bottom edge go row by row,

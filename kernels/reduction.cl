@@ -33,3 +33,38 @@ __kernel void reduce(__global const float* x, __global float* y, uint8 kept_dims
   }
   y[o] = op == 1 ? acc / (float)count : acc;
 }
+
+#ifdef QUANTIZED
+// int8 Softmax (quantized::SoftmaxStage), rows as softmax's: exponentials[d] = round(2^22 exp(-beta sx d))
+// for an element d below its row's largest; its probability floor(e 2^30 / sum) in fixed point,
+// requantized by the output stage (multiplier, right shift).
+__kernel void int8_softmax(__global const QUANTIZED* x, __global QUANTIZED* y, __global const uint* exponentials,
+                           uint length, int2 stage, int y_zero, int lo, int hi) {
+  const uint i = get_global_id(0), o = get_global_id(1);
+  const uint inner = get_global_size(0);
+  const uint base = o * length * inner + i;
+  int largest = x[base];
+  for (uint j = 1; j < length; ++j) largest = max(largest, (int)x[base + j * inner]);
+  ulong sum = 0;
+  for (uint j = 0; j < length; ++j) sum += exponentials[largest - x[base + j * inner]];
+  for (uint j = 0; j < length; ++j) {
+    const ulong e = exponentials[largest - x[base + j * inner]];
+    y[base + j * inner] = (QUANTIZED)kiln_requantize((long)((e << 30) / sum), stage.x, stage.y, y_zero, lo, hi);
+  }
+}
+
+// int8 Reduce (quantized::ReduceStage), walked as reduce: the sum of x - zx (Sum, Mean) or its max
+// or min, in 64 bits, requantized by the stage (multiplier, right shift); zeros = (zx, zy).
+__kernel void int8_reduce(__global const QUANTIZED* x, __global QUANTIZED* y, uint8 kept_dims, int8 kept_strides,
+                          uint8 reduced_dims, int8 reduced_strides, uint count, int op, int2 zeros, int2 stage, int lo,
+                          int hi) {
+  const uint o = get_global_id(0);
+  __global const QUANTIZED* base = x + kiln_offset(o, kept_dims, kept_strides);
+  long acc = op == 2 ? LONG_MIN : op == 3 ? LONG_MAX : 0;
+  for (uint r = 0; r < count; ++r) {
+    const long v = (long)base[kiln_offset(r, reduced_dims, reduced_strides)] - zeros.x;
+    acc = op <= 1 ? acc + v : op == 2 ? max(acc, v) : min(acc, v);
+  }
+  y[o] = (QUANTIZED)kiln_requantize(acc, stage.x, stage.y, zeros.y, lo, hi);
+}
+#endif

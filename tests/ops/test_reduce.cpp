@@ -53,3 +53,48 @@ TEMPLATE_LIST_TEST_CASE("Reduce matches RefBackend over kept and reduced innermo
       }
   check_against_ref<ops::Reduce, TestType>({O::Mean, {1}, true}, {random_f32({4, 1, 33}, 3)}, 1e-5, 1e-5);
 }
+
+TEMPLATE_LIST_TEST_CASE("Reduce in int8: sums, means and extremes requantized (hand-computed)", "[ops][reduce][int8]",
+                        tested_backends) {
+  using O = ops::ReduceOperation;
+  // u8 at scale 0.5, zero point 10: bytes 12, 20, 16 / 10, 40, 13 are 1, 5, 3 / 0, 15, 1.5.
+  const auto x = TestTensor::q8({2, 3}, DataType::QAsymmU8, {{0.5f}, 10, {}}, {12, 20, 16, 10, 40, 13});
+  // Mean over rows at scale 0.25, zero point 3: 3 -> 12 + 3 = 15; 16.5 / 3 = 5.5 -> 22 + 3 = 25.
+  check_op<ops::Reduce, TestType>({O::Mean, {1}, false}, {x},
+                                  {TestTensor::q8({2}, DataType::QAsymmU8, {{0.25f}, 3, {}}, {15, 25})});
+  // Mean over columns: 0.5, 10, 2.25 -> 2, 40, 9 (+ 3); 2.25 / 0.25 = 9 exactly.
+  check_op<ops::Reduce, TestType>({O::Mean, {0}, true}, {x},
+                                  {TestTensor::q8({1, 3}, DataType::QAsymmU8, {{0.25f}, 3, {}}, {5, 43, 12})});
+  // Sums over rows at scale 1: 9, and 16.5, a tie, which rounds up (decision 0014) -> 17.
+  check_op<ops::Reduce, TestType>({O::Sum, {1}, false}, {x},
+                                  {TestTensor::q8({2}, DataType::QAsymmU8, {{1.0f}, 0, {}}, {9, 17})});
+  // Max and min keep the input's quantisation: the bytes themselves.
+  check_op<ops::Reduce, TestType>({O::Max, {1}, true}, {x},
+                                  {TestTensor::q8({2, 1}, DataType::QAsymmU8, {{0.5f}, 10, {}}, {20, 40})});
+  check_op<ops::Reduce, TestType>({O::Min, {0}, false}, {x},
+                                  {TestTensor::q8({3}, DataType::QAsymmU8, {{0.5f}, 10, {}}, {10, 20, 13})});
+  // s8 at scale 1, zero point 0, summed at scale 0.5: -128 + 127 - 1 = -2 -> -4; 127 x 3 = 381 ->
+  // 762, saturated to 127.
+  const auto s = TestTensor::q8({2, 3}, DataType::QAsymmS8, {{1.0f}, 0, {}}, {-128, 127, -1, 127, 127, 127});
+  check_op<ops::Reduce, TestType>({O::Sum, {1}, false}, {s},
+                                  {TestTensor::q8({2}, DataType::QAsymmS8, {{0.5f}, 0, {}}, {-4, 127})});
+}
+
+TEMPLATE_LIST_TEST_CASE("Reduce in int8 is bit-exact with RefBackend over kept and reduced innermost axes",
+                        "[ops][reduce][int8]", accelerated_backends) {
+  using O = ops::ReduceOperation;
+  const std::vector<std::vector<std::int64_t>> axes_cases = {{1, 2}, {3}, {0, 2}, {1, 3}, {}, {0}, {0, 1, 2, 3}};
+  std::uint32_t seed = 6100;
+  for (DataType type : {DataType::QAsymmU8, DataType::QAsymmS8}) {
+    const bool u8 = type == DataType::QAsymmU8;
+    const auto x = random_q8({3, 5, 7, 67}, type, {{0.047f}, u8 ? 140 : 12, {}}, ++seed);
+    for (O operation : {O::Sum, O::Mean, O::Max, O::Min})
+      for (const auto& axes : axes_cases)
+        for (float y_scale : {0.047f, 0.013f, 0.9f}) {
+          INFO(to_string(type) << " operation " << static_cast<int>(operation) << ", " << axes.size()
+                               << " axes, output scale " << y_scale);
+          const std::vector<ops::OutputType> y{{type, {{y_scale}, u8 ? 100 : -7, {}}}};
+          check_against_ref<ops::Reduce, TestType>({operation, axes, true}, {x}, 0, 0, y);
+        }
+  }
+}

@@ -433,6 +433,57 @@ TEST_CASE("Dequantize -> Sigmoid -> Quantize becomes an int8 table activation", 
   CHECK(run_on_ref(*fused, {{-2, 0, 2, 4}}, 4) == std::vector<float>{31 / 256.0f, 0.5f, 225 / 256.0f, 251 / 256.0f});
 }
 
+TEST_CASE("Dequantize -> Softmax, Reduce or BatchMatMul -> Quantize becomes the int8 layer",
+          "[optimizer][passes][int8]") {
+  const QuantizationInfo x_q{{0.5f}, 10, {}};
+  SECTION("Softmax") {
+    // softmax(1, 2, 3, 4) x 256 = 8.207, 22.309, 60.642, 164.842 -> 8, 22, 61, 165 at 1/256.
+    Network net;
+    auto s = net.add<ops::Softmax>({}, {dequantized_input(net, 0, "x", {1, 4}, x_q)}, "softmax");
+    add_quantized_output(net, s, {{1.0f / 256}, 0, {}});
+    auto fused = optimize<RefBackend>(net);
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains("softmax (Softmax) QAsymmU8 [1, 4] (scale 0.00390625, zero point 0) -> CpuRef "
+                                     "(QAsymmU8)") &&
+                         !Catch::Contains("quantize_y (Quantize)") && !Catch::Contains("dequantize_x"));
+    CHECK(run_on_ref(*fused, {{1, 2, 3, 4}}, 4) ==
+          std::vector<float>{8 / 256.0f, 22 / 256.0f, 61 / 256.0f, 165 / 256.0f});
+  }
+  SECTION("Reduce mean") {
+    // mean(1, -1, 0, 10) = 2.5 at scale 0.5, zero point 10.
+    Network net;
+    auto mean = net.add<ops::Reduce>({ops::ReduceOperation::Mean, {1, 2}, true},
+                                     {dequantized_input(net, 0, "x", {1, 2, 2, 1}, x_q)}, "mean");
+    add_quantized_output(net, mean, x_q);
+    auto fused = optimize<RefBackend>(net);
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains("mean (Reduce) QAsymmU8 [1, 1, 1, 1] (scale 0.5, zero point 10) -> CpuRef "
+                                     "(QAsymmU8)") &&
+                         !Catch::Contains("quantize_y (Quantize)"));
+    CHECK(run_on_ref(*fused, {{1, -1, 0, 10}}, 1) == std::vector<float>{2.5f});
+  }
+  SECTION("BatchMatMul of two activations") {
+    // [[1, -1], [0, 10]] squared is [[1, -11], [0, 100]], exact at scale 0.5, zero point 30.
+    Network net;
+    auto product = net.add<ops::BatchMatMul>(
+        {}, {dequantized_input(net, 0, "a", {2, 2}, x_q), dequantized_input(net, 1, "b", {2, 2}, {{0.25f}, 100, {}})},
+        "matmul");
+    add_quantized_output(net, product, {{0.5f}, 30, {}});
+    auto fused = optimize<RefBackend>(net);
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains("matmul (BatchMatMul) QAsymmU8 [2, 2] (scale 0.5, zero point 30) -> CpuRef "
+                                     "(QAsymmU8)") &&
+                         !Catch::Contains("quantize_y (Quantize)"));
+    CHECK(run_on_ref(*fused, {{1, -1, 0, 10}, {1, -1, 0, 10}}, 4) == std::vector<float>{1, -11, 0, 100});
+  }
+}
+
 TEST_CASE("Dequantize x2 -> Concat -> Quantize becomes Requantizes and an int8 Concat", "[optimizer][passes][int8]") {
   // x = 1, -1 at scale 0.5, zero point 10; u = 1, 0.25 at 0.25, zero point 100; the output at 0.5,
   // zero point 20: x moves exactly, u's 0.25 is half an output unit and goes up to 0.5.

@@ -89,10 +89,10 @@ bool fuse_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_
   return rewire_as_int8<Op>(network, id, quantize, integers, inputs, constants, can_run);
 }
 
-/// Makes layer `id` (an Op whose inputs are all activations: Pooling2d, ElementwiseBinary, Activation) read the
-/// integers behind its Dequantize inputs and produce what the Quantize layer `quantize` produced,
-/// when they are all QAsymmU8 or QAsymmS8 per tensor of one type and `can_run(op index, layer)`
-/// says a backend runs the result.
+/// Makes layer `id` (an Op whose inputs are all activations: Pooling2d, ElementwiseBinary,
+/// Activation, Softmax, Reduce, BatchMatMul) read the integers behind its Dequantize inputs and
+/// produce what the Quantize layer `quantize` produced, when they are all QAsymmU8 or QAsymmS8 per
+/// tensor of one type and `can_run(op index, layer)` says a backend runs the result.
 template <class Op, class CanRun>
 bool fuse_activations_into_int8(Network& network, LayerId id, LayerId quantize, CanRun& can_run) {
   const TensorInfo& y_info = network.tensor_info({quantize, 0});
@@ -220,12 +220,12 @@ inline std::size_t move_dequantize_past_data_movers(Network& network) {
 
 /// Turns each Quantize whose input is the only output reader of a Float32 Convolution2d,
 /// DepthwiseConvolution2d or FullyConnected whose inputs come from Dequantize layers (activations,
-/// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d, ElementwiseBinary, Activation or
-/// Concat whose inputs are Dequantizes, or of a Pad, StridedSlice, Gather or nearest Resize of a Dequantize of the
-/// Quantize's own quantisation, into that layer computing in int8 (decision 0014): the Quantize drops out, and
-/// so do the Dequantize layers no one else reads. This is how a QDQ model's DQ -> op -> Q becomes one quantised layer.
-/// `can_run(op index, LayerInfo)` says whether a backend the program uses runs the int8 layer (optimize asks the
-/// backends' workload tables); a layer none runs stays in Float32. Returns how many were fused.
+/// and constant QSymmS8 weights and Signed32 bias), or of a Pooling2d, ElementwiseBinary, Activation, Softmax,
+/// Reduce, BatchMatMul or Concat whose inputs are Dequantizes, or of a Pad, StridedSlice, Gather or nearest Resize of a
+/// Dequantize of the Quantize's own quantisation, into that layer computing in int8 (decision 0014): the Quantize drops
+/// out, and so do the Dequantize layers no one else reads. This is how a QDQ model's DQ -> op -> Q becomes one
+/// quantised layer. `can_run(op index, LayerInfo)` says whether a backend the program uses runs the int8 layer
+/// (optimize asks the backends' workload tables); a layer none runs stays in Float32. Returns how many were fused.
 template <class CanRun>
 std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
   std::size_t fused = 0;
@@ -248,6 +248,12 @@ std::size_t fuse_quantized_layers(Network& network, CanRun&& can_run) {
                           ? detail::fuse_activations_into_int8<ops::ElementwiseBinary>(network, producer, id, can_run)
                       : network.layer(producer).is<ops::Activation>()
                           ? detail::fuse_activations_into_int8<ops::Activation>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::Softmax>()
+                          ? detail::fuse_activations_into_int8<ops::Softmax>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::Reduce>()
+                          ? detail::fuse_activations_into_int8<ops::Reduce>(network, producer, id, can_run)
+                      : network.layer(producer).is<ops::BatchMatMul>()
+                          ? detail::fuse_activations_into_int8<ops::BatchMatMul>(network, producer, id, can_run)
                       : network.layer(producer).is<ops::Concat>()
                           ? detail::fuse_concat_into_int8(network, producer, id, can_run)
                       : network.layer(producer).is<ops::Pad>()

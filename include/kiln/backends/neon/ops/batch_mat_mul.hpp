@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon BatchMatMul: both operands arrive at run time, so nothing is packed; a register tile of 4 (8 with
-// AVX-512) rows of A by two vectors of B's rows (b as stored), or four dot products along K (b transposed).
+// AVX-512) rows of A by two vectors of B's rows (b as stored), or four dot products along K (b transposed);
+// int8 RefBackend's integer products split over the threads.
 #pragma once
 
 #include <array>
 #include <utility>
 #include <vector>
 
+#include "kiln/backends/mat_mul_geometry.hpp"
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
+#include "kiln/backends/quantized_batch_mat_mul.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
@@ -58,73 +61,51 @@ struct Kernel<ops::BatchMatMul, DataType::Float32> : Float32Kernel<ops::BatchMat
     return Status::ok();
   }
 
-  explicit Kernel(const WorkloadInfo<ops::BatchMatMul>& info) : Float32Kernel(info) {
-    const TensorShape& as = info.inputs[0].shape;
-    const TensorShape& bs = info.inputs[1].shape;
-    const TensorShape& ys = info.outputs[0].shape;
-    m_ = ys.dim_from_end(1), n_ = ys.dim_from_end(0);
-    k_ = params_.transpose_a ? as.dim_from_end(1) : as.dim_from_end(0);
-    const std::size_t batch_rank = ys.rank() - 2;
-    const TensorShape y_batch(ys.dims().first(batch_rank));
-    const auto a_strides = ref::broadcast_strides_of(TensorShape(as.dims().first(as.rank() - 2)), batch_rank);
-    const auto b_strides = ref::broadcast_strides_of(TensorShape(bs.dims().first(bs.rank() - 2)), batch_rank);
-    for (std::uint64_t batch = 0; batch < y_batch.num_elements(); ++batch) {
-      const auto coords = ref::unravel(batch, y_batch);
-      Pair pair;
-      for (std::size_t d = 0; d < batch_rank; ++d) {
-        pair.a += coords[d] * a_strides[d] * m_ * k_;
-        pair.b += coords[d] * b_strides[d] * k_ * n_;
-      }
-      pairs_.push_back(pair);
-    }
-  }
+  explicit Kernel(const WorkloadInfo<ops::BatchMatMul>& info) : Float32Kernel(info), g_(MatMulGeometry::of(info)) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const float* a = floats(in[0]);
     const float* b = floats(in[1]);
     float* y = floats(out[0]);
-    const std::size_t blocks = (m_ + rows_per_task - 1) / rows_per_task;
+    const std::size_t blocks = (g_.m + rows_per_task - 1) / rows_per_task;
     context.parallel_for(
-        pairs_.size() * blocks,
+        g_.pairs.size() * blocks,
         [&](std::size_t task) {
-          const Pair& pair = pairs_[task / blocks];
-          const std::size_t first = task % blocks * rows_per_task, rows = std::min(rows_per_task, m_ - first);
+          const MatMulGeometry::Pair& pair = g_.pairs[task / blocks];
+          const std::size_t first = task % blocks * rows_per_task, rows = std::min(rows_per_task, g_.m - first);
           const float* am = a + pair.a;
-          float* ym = y + (task / blocks) * m_ * n_;
+          float* ym = y + (task / blocks) * g_.m * g_.n;
           if (params_.transpose_b)
             dot_rows(am, b + pair.b, ym, first, rows);
           else
             row_tile(am, b + pair.b, ym, first, rows);
         },
-        rows_per_task * n_ * k_);
+        rows_per_task * g_.n * g_.k);
   }
 
  private:
   static constexpr std::size_t rows_per_task = lanes >= 16 ? 8 : 4;  // accumulators that fit the registers
-  struct Pair {
-    std::uint64_t a = 0, b = 0;  // element offsets of the two matrices one output matrix multiplies
-  };
 
   // y[first..first+rows) = a rows x b, b stored [K, N]: two vectors of each b row per step of K,
   // whole blocks of columns by the unrolled tile, the last partial block by the generic loop.
   void row_tile(const float* a, const float* b, float* y, std::size_t first, std::size_t rows) const {
     static constexpr auto tiles = detail::matmul_tiles(std::make_index_sequence<rows_per_task>{});
-    const std::size_t a_row = params_.transpose_a ? 1 : k_, a_col = params_.transpose_a ? m_ : 1;
+    const std::size_t a_row = params_.transpose_a ? 1 : g_.k, a_col = params_.transpose_a ? g_.m : 1;
     const float* a_first = a + first * a_row;
     std::size_t j = 0;
-    for (; j + 2 * lanes <= n_; j += 2 * lanes)
-      tiles[rows - 1](a_first, a_row, a_col, b + j, n_, k_, y + first * n_ + j, n_);
-    if (j == n_) return;
-    const std::size_t n0 = std::min(lanes, n_ - j), n1 = n_ - j - n0;
+    for (; j + 2 * lanes <= g_.n; j += 2 * lanes)
+      tiles[rows - 1](a_first, a_row, a_col, b + j, g_.n, g_.k, y + first * g_.n + j, g_.n);
+    if (j == g_.n) return;
+    const std::size_t n0 = std::min(lanes, g_.n - j), n1 = g_.n - j - n0;
     for (std::size_t r = 0; r < rows; ++r) {
       Vec acc0(0.0f), acc1(0.0f);
-      for (std::size_t p = 0; p < k_; ++p) {
-        const float* bp = b + p * n_ + j;
+      for (std::size_t p = 0; p < g_.k; ++p) {
+        const float* bp = b + p * g_.n + j;
         const Vec ar(a_first[r * a_row + p * a_col]);
         acc0 = xsimd::fma(ar, load_tail(bp, n0), acc0);
         if (n1 > 0) acc1 = xsimd::fma(ar, load_tail(bp + lanes, n1), acc1);
       }
-      float* yr = y + (first + r) * n_ + j;
+      float* yr = y + (first + r) * g_.n + j;
       store_tail(yr, acc0, n0);
       if (n1 > 0) store_tail(yr + lanes, acc1, n1);
     }
@@ -134,26 +115,58 @@ struct Kernel<ops::BatchMatMul, DataType::Float32> : Float32Kernel<ops::BatchMat
   void dot_rows(const float* a, const float* b, float* y, std::size_t first, std::size_t rows) const {
     constexpr std::size_t together = 4;
     for (std::size_t r = first; r < first + rows; ++r) {
-      const float* ar = a + r * k_;
-      for (std::size_t j = 0; j < n_; j += together) {
-        const std::size_t count = std::min(together, n_ - j);
+      const float* ar = a + r * g_.k;
+      for (std::size_t j = 0; j < g_.n; j += together) {
+        const std::size_t count = std::min(together, g_.n - j);
         Vec acc[together];
         for (Vec& v : acc) v = Vec(0.0f);
-        for (std::size_t p = 0; p < k_; p += lanes) {
-          const std::size_t n = std::min(lanes, k_ - p);
+        for (std::size_t p = 0; p < g_.k; p += lanes) {
+          const std::size_t n = std::min(lanes, g_.k - p);
           const Vec av = load_upto(ar + p, n);
           for (std::size_t q = 0; q < count; ++q) {
-            const float* bq = b + (j + q) * k_ + p;
+            const float* bq = b + (j + q) * g_.k + p;
             acc[q] = xsimd::fma(av, load_upto(bq, n), acc[q]);
           }
         }
-        for (std::size_t q = 0; q < count; ++q) y[r * n_ + j + q] = reduce_add(acc[q]);
+        for (std::size_t q = 0; q < count; ++q) y[r * g_.n + j + q] = reduce_add(acc[q]);
       }
     }
   }
 
-  std::size_t m_ = 0, n_ = 0, k_ = 0;
-  std::vector<Pair> pairs_;
+  MatMulGeometry g_;
+};
+
+/// int8: quantized::MatMulStage's integer rows (RefBackend's), blocks of rows of the output
+/// matrices split over the threads; the compiler vectorises a block of columns when b's rows are
+/// contiguous. Not yet the packed VNNI GEMM of FullyConnected: both operands arrive at run time.
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Kernel<ops::BatchMatMul, T> {
+  static Status is_supported(const WorkloadInfo<ops::BatchMatMul>& info) {
+    return quantized::check_batch_mat_mul(info);
+  }
+  static Expected<Kernel> create(const WorkloadInfo<ops::BatchMatMul>& info, Context&) {
+    auto stage = quantized::MatMulStage::make(info);
+    if (!stage) return stage.status();
+    return Kernel{*stage, MatMulGeometry::of(info)};
+  }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    constexpr std::size_t rows_per_task = 4;
+    const auto* a = static_cast<const element_type_t<T>*>(in[0].data);
+    const auto* b = static_cast<const element_type_t<T>*>(in[1].data);
+    auto* y = static_cast<element_type_t<T>*>(out[0].data);
+    const std::size_t blocks = (geometry.m + rows_per_task - 1) / rows_per_task;
+    context.parallel_for(
+        geometry.pairs.size() * blocks,
+        [&](std::size_t task) {
+          const std::size_t first = task % blocks * rows_per_task;
+          stage.rows(a, b, y, geometry, task / blocks, first, std::min(rows_per_task, geometry.m - first));
+        },
+        rows_per_task * geometry.n * geometry.k);
+  }
+
+  quantized::MatMulStage stage;
+  MatMulGeometry geometry;
 };
 
 }  // namespace KILN_NEON_ISA

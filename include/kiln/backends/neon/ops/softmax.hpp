@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon Softmax: rows along the innermost axis, vectorised max, exp and sum; other axes run Ref's kernel.
+// int8 Softmax: the rows of any axis through quantized::SoftmaxStage, split over the threads.
 #pragma once
 
 #include <cmath>
@@ -7,6 +8,7 @@
 
 #include "kiln/backends/neon/parallel.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
+#include "kiln/backends/quantized_softmax.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
@@ -73,6 +75,36 @@ struct Kernel<ops::Softmax, DataType::Float32> : Float32Kernel<ops::Softmax> {
         },
         rows_per_chunk, length * 16);
   }
+};
+
+/// int8: RefBackend's integer rows (quantized::SoftmaxStage), bit-exact by construction, a chunk of
+/// rows per thread. A row costs a table lookup and a 64-bit division per element, which is small
+/// beside the layers before a classifier's Softmax.
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Kernel<ops::Softmax, T> {
+  static Status is_supported(const WorkloadInfo<ops::Softmax>& info) { return quantized::check_softmax(info); }
+  static Expected<Kernel> create(const WorkloadInfo<ops::Softmax>& info, Context&) {
+    auto stage = quantized::SoftmaxStage::make(info);
+    if (!stage) return stage.status();
+    return Kernel{*stage, info.params.axis};
+  }
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    const auto rows = quantized::SoftmaxRows::of(in[0].info.shape, axis);
+    if (rows.length == 0) return;
+    const auto* x = static_cast<const element_type_t<T>*>(in[0].data);
+    auto* y = static_cast<element_type_t<T>*>(out[0].data);
+    parallel_chunks(
+        context, rows.count,
+        [&](std::size_t first, std::size_t last) {
+          for (std::size_t r = first; r < last; ++r)
+            stage.row(x + rows.start(r), y + rows.start(r), rows.length, rows.inner);
+        },
+        std::max<std::size_t>(1, stream_chunk / rows.length), rows.length * 32);
+  }
+
+  quantized::SoftmaxStage stage;
+  std::int64_t axis = -1;
 };
 
 }  // namespace KILN_NEON_ISA

@@ -1,50 +1,61 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference BatchMatMul: one triple loop per pair of broadcast batch matrices.
+// Reference BatchMatMul: one triple loop per pair of broadcast batch matrices; in int8 the
+// integer products of quantized::MatMulStage.
 #pragma once
 
+#include "kiln/backends/mat_mul_geometry.hpp"
+#include "kiln/backends/quantized_batch_mat_mul.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
 
 namespace kiln {
 
 template <>
 struct Workload<ops::BatchMatMul, RefBackend, DataType::Float32> : ref::Float32Kernel<ops::BatchMatMul> {
-  using Float32Kernel::Float32Kernel;
+  explicit Workload(const WorkloadInfo<ops::BatchMatMul>& info)
+      : Float32Kernel(info), geometry_(MatMulGeometry::of(info)) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
-    const TensorShape& as = in[0].info.shape;
-    const TensorShape& bs = in[1].info.shape;
-    const TensorShape& ys = out[0].info.shape;
-    const std::size_t batch_rank = ys.rank() - 2;
-    const std::uint32_t m = ys.dim_from_end(1), n = ys.dim_from_end(0);
-    const std::uint32_t k = params_.transpose_a ? as.dim_from_end(1) : as.dim_from_end(0);
-    // Element strides of row/column within one matrix of a and b.
-    const std::uint64_t a_row = params_.transpose_a ? 1 : k, a_col = params_.transpose_a ? m : 1;
-    const std::uint64_t b_row = params_.transpose_b ? 1 : n, b_col = params_.transpose_b ? k : 1;
-    const TensorShape a_batch(as.dims().first(as.rank() - 2)), b_batch(bs.dims().first(bs.rank() - 2));
-    const TensorShape y_batch(ys.dims().first(batch_rank));
-    const ref::Strides a_strides = ref::broadcast_strides_of(a_batch, batch_rank);
-    const ref::Strides b_strides = ref::broadcast_strides_of(b_batch, batch_rank);
+    const MatMulGeometry& g = geometry_;
     const float* a = ref::floats(in[0]);
     const float* b = ref::floats(in[1]);
     float* y = ref::floats(out[0]);
-    for (std::uint64_t batch = 0; batch < y_batch.num_elements(); ++batch) {
-      const auto coords = ref::unravel(batch, y_batch);
-      std::uint64_t a_matrix = 0, b_matrix = 0;
-      for (std::size_t d = 0; d < batch_rank; ++d) {
-        a_matrix += coords[d] * a_strides[d];
-        b_matrix += coords[d] * b_strides[d];
-      }
-      const float* am = a + a_matrix * m * k;
-      const float* bm = b + b_matrix * k * n;
-      float* ym = y + batch * m * n;
-      for (std::uint32_t i = 0; i < m; ++i)
-        for (std::uint32_t j = 0; j < n; ++j) {
+    for (std::size_t t = 0; t < g.pairs.size(); ++t) {
+      const float* am = a + g.pairs[t].a;
+      const float* bm = b + g.pairs[t].b;
+      float* ym = y + t * g.m * g.n;
+      for (std::size_t i = 0; i < g.m; ++i)
+        for (std::size_t j = 0; j < g.n; ++j) {
           float sum = 0.0f;
-          for (std::uint32_t p = 0; p < k; ++p) sum += am[i * a_row + p * a_col] * bm[p * b_row + j * b_col];
-          ym[std::uint64_t{i} * n + j] = sum;
+          for (std::size_t p = 0; p < g.k; ++p) sum += am[i * g.a_row + p * g.a_col] * bm[p * g.b_row + j * g.b_col];
+          ym[i * g.n + j] = sum;
         }
     }
   }
+
+ private:
+  MatMulGeometry geometry_;
+};
+
+/// int8: every output matrix through quantized::MatMulStage.
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Workload<ops::BatchMatMul, RefBackend, T> {
+  static Status is_supported(const WorkloadInfo<ops::BatchMatMul>& info) {
+    return quantized::check_batch_mat_mul(info);
+  }
+  static Expected<Workload> create(const WorkloadInfo<ops::BatchMatMul>& info, ref::Context&) {
+    auto stage = quantized::MatMulStage::make(info);
+    if (!stage) return stage.status();
+    return Workload{*stage, MatMulGeometry::of(info)};
+  }
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    const auto* a = static_cast<const element_type_t<T>*>(in[0].data);
+    const auto* b = static_cast<const element_type_t<T>*>(in[1].data);
+    auto* y = static_cast<element_type_t<T>*>(out[0].data);
+    for (std::size_t t = 0; t < geometry.pairs.size(); ++t) stage.rows(a, b, y, geometry, t, 0, geometry.m);
+  }
+
+  quantized::MatMulStage stage;
+  MatMulGeometry geometry;
 };
 
 }  // namespace kiln

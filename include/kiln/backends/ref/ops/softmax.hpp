@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference Softmax / LogSoftmax: max-subtracted exponentials along the axis, in double precision.
+// Reference Softmax / LogSoftmax: max-subtracted exponentials along the axis, in double precision;
+// int8 Softmax in integers (quantized::SoftmaxStage).
 #pragma once
 
 #include <cmath>
 #include <limits>
 
+#include "kiln/backends/quantized_softmax.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
 
 namespace kiln {
@@ -34,6 +36,27 @@ struct Workload<ops::Softmax, RefBackend, DataType::Float32> : ref::Float32Kerne
         }
       }
   }
+};
+
+/// int8: each row through quantized::SoftmaxStage, the integer definition every backend shares.
+template <DataType T>
+requires(quantized::is_activation_type(T)) struct Workload<ops::Softmax, RefBackend, T> {
+  static Status is_supported(const WorkloadInfo<ops::Softmax>& info) { return quantized::check_softmax(info); }
+  static Expected<Workload> create(const WorkloadInfo<ops::Softmax>& info, ref::Context&) {
+    auto stage = quantized::SoftmaxStage::make(info);
+    if (!stage) return stage.status();
+    return Workload{*stage, info.params.axis};
+  }
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    const auto rows = quantized::SoftmaxRows::of(in[0].info.shape, axis);
+    const auto* x = static_cast<const element_type_t<T>*>(in[0].data);
+    auto* y = static_cast<element_type_t<T>*>(out[0].data);
+    for (std::uint64_t r = 0; r < rows.count; ++r)
+      stage.row(x + rows.start(r), y + rows.start(r), rows.length, rows.inner);
+  }
+
+  quantized::SoftmaxStage stage;
+  std::int64_t axis = -1;
 };
 
 }  // namespace kiln
