@@ -109,6 +109,25 @@ class DsCnn(nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(self.features(x), 1), 1))
 
 
+class AttentionTiny(nn.Module):
+    """One two-head self-attention block over 16 tokens of 32 features, mean-pooled into 10 classes:
+    the MatMuls of two activations, the Softmax and the ReduceMean of a transformer's head."""
+
+    def __init__(self, tokens=16, width=32, heads=2):
+        super().__init__()
+        self.tokens, self.width, self.heads = tokens, width, heads
+        self.scale = (width // heads) ** -0.5
+        self.qkv = nn.Linear(width, 3 * width)
+        self.out = nn.Linear(width, 10)
+
+    def forward(self, x):
+        q, k, v = (part.reshape(1, self.tokens, self.heads, self.width // self.heads).transpose(1, 2)
+                   for part in self.qkv(x).split(self.width, dim=-1))
+        scores = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        y = torch.matmul(scores.softmax(dim=-1), v).transpose(1, 2).reshape(1, self.tokens, self.width)
+        return self.out(y.mean(dim=1))
+
+
 def small_models():
     import torchvision
     mobilenet = torchvision.models.MobileNetV2(width_mult=0.25, num_classes=10)
@@ -121,7 +140,8 @@ def small_models():
             ("keyword_spotting", KeywordSpotting(), (1, 40, 49), 13),
             ("unet", UNet(), (1, 3, 32, 32), 17),
             ("mobilenet_v2_tiny", mobilenet, (1, 3, 32, 32), 13),
-            ("shufflenet_v2_tiny", shufflenet, (1, 3, 32, 32), 13)]
+            ("shufflenet_v2_tiny", shufflenet, (1, 3, 32, 32), 13),
+            ("attention_tiny", AttentionTiny(), (1, 16, 32), 13)]
 
 
 def zoo_models():

@@ -10,8 +10,9 @@ model with its graph optimisations off, so that its outputs follow the QDQ defin
 The tests compare kiln's outputs on the same images with these.
 
 The small MobileNet-v2 of the model tests (tests/models/mobilenet_v2_tiny: inverted residuals
-with Add, GlobalAveragePool, Gemm) is quantised the same way, calibrated on 64 seeded random
-inputs, and written with one more random input and ONNX Runtime's output in the layout
+with Add, GlobalAveragePool, Gemm) and the small attention block (tests/models/attention_tiny:
+MatMuls of two activations, Softmax) are quantised the same way, each calibrated on 64 seeded
+random inputs, and written with one more random input and ONNX Runtime's output in the layout
 `kiln check` reads (NAME/model.onnx, NAME/test_data_set_0/{input_0,output_0}.pb).
 
 For kiln's own quantiser (tests/onnx/test_quantize.cpp) it also writes the ranges ONNX Runtime's
@@ -21,8 +22,9 @@ test images for the int8 digits model kiln quantize made (examples/digits/digits
 digits_cnn_int8_ort_logits.npy): ONNX Runtime must load kiln's model and agree with kiln.
 
 With --kiln PATH (the kiln tool) it also quantises, with kiln quantize, the keyword spotter,
-the small U-Net (HardSigmoid, Mul, LeakyReLU, Sigmoid: the table activations; Resize) and the small
-ShuffleNet-v2 (channel split by Slice, shuffle by Reshape/Transpose) of tests/models,
+the small U-Net (HardSigmoid, Mul, LeakyReLU, Sigmoid: the table activations; Resize), the small
+ShuffleNet-v2 (channel split by Slice, shuffle by Reshape/Transpose) and the attention block
+(Softmax, MatMuls of two activations) of tests/models,
 calibrated on 32 seeded random inputs, and writes each (NAME_kiln_u8/model.onnx) with one more
 input and ONNX Runtime's output on kiln's model, for `kiln check`.
 
@@ -49,6 +51,9 @@ ACTIVATIONS = (("u8", QuantType.QUInt8), ("s8", QuantType.QInt8))
 # and its quantised operators (QLinearConv, com.microsoft QLinearAdd, QGemm...).
 FORMATS = (("qdq", QuantFormat.QDQ), ("qop", QuantFormat.QOperator))
 DIGITS = os.path.join(ROOT, "examples", "digits")
+# The small models of tests/models quantised by ONNX Runtime: name, input shape without the batch,
+# seed of the calibration and test inputs.
+ORT_MODELS = (("mobilenet_v2_tiny", (3, 32, 32), 7), ("attention_tiny", (16, 32), 8))
 
 
 class Images(CalibrationDataReader):
@@ -92,7 +97,7 @@ def write_check_case(folder, model, x, name):
 
 
 def kiln_quantized(kiln, out_dir):
-    for model_name in ("keyword_spotting", "unet", "shufflenet_v2_tiny"):
+    for model_name in ("keyword_spotting", "unet", "shufflenet_v2_tiny", "attention_tiny"):
         model = os.path.join(ROOT, "tests", "models", model_name, "model.onnx")
         graph_input = onnx.load(model).graph.input[0]
         shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
@@ -125,21 +130,23 @@ def main(out_dir):
     np.save(os.path.join(out_dir, "digits_cnn_int8_ort_logits.npy"),
             run_without_optimisations(kiln_int8, images).astype(np.float32))
 
-    model = os.path.join(ROOT, "tests", "models", "mobilenet_v2_tiny", "model.onnx")
-    name = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).get_inputs()[0].name
-    rng = np.random.default_rng(7)
-    calibration = rng.standard_normal((64, 1, 3, 32, 32)).astype(np.float32)
-    write_ranges(model, calibration[:, 0], name, os.path.join(out_dir, "mobilenet_v2_tiny_ort_ranges.txt"))
-    for suffix, activations in ACTIVATIONS:
-        x = rng.standard_normal((1, 3, 32, 32)).astype(np.float32)
-        for form, quant_format in FORMATS:
-            folder = os.path.join(out_dir, f"mobilenet_v2_tiny_{form}_{suffix}")
-            os.makedirs(folder, exist_ok=True)
-            quantized = os.path.join(folder, "model.onnx")
-            quantize_static(model, quantized, Images(calibration[:, 0], name), quant_format=quant_format,
-                            activation_type=activations, weight_type=QuantType.QInt8, per_channel=True)
-            write_check_case(folder, quantized, x, name)
-            print(f"{quantized}: ORT onnxruntime {ort.__version__}")
+    for model_name, shape, seed in ORT_MODELS:
+        model = os.path.join(ROOT, "tests", "models", model_name, "model.onnx")
+        name = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).get_inputs()[0].name
+        rng = np.random.default_rng(seed)
+        calibration = rng.standard_normal((64, 1) + shape).astype(np.float32)
+        if model_name == "mobilenet_v2_tiny":
+            write_ranges(model, calibration[:, 0], name, os.path.join(out_dir, f"{model_name}_ort_ranges.txt"))
+        for suffix, activations in ACTIVATIONS:
+            x = rng.standard_normal((1,) + shape).astype(np.float32)
+            for form, quant_format in FORMATS:
+                folder = os.path.join(out_dir, f"{model_name}_{form}_{suffix}")
+                os.makedirs(folder, exist_ok=True)
+                quantized = os.path.join(folder, "model.onnx")
+                quantize_static(model, quantized, Images(calibration[:, 0], name), quant_format=quant_format,
+                                activation_type=activations, weight_type=QuantType.QInt8, per_channel=True)
+                write_check_case(folder, quantized, x, name)
+                print(f"{quantized}: ORT onnxruntime {ort.__version__}")
 
 
 if __name__ == "__main__":

@@ -119,6 +119,15 @@ std::vector<float> run_model(std::span<const std::byte> model, const kiln::onnx:
   return outputs;
 }
 
+/// The printout of `model` imported and optimized for RefBackend: which layers run in int8.
+std::string optimized_on_ref(std::span<const std::byte> model) {
+  auto imported = kiln::onnx::import_model(model);
+  REQUIRE(imported);
+  auto optimized = Runtime<RefBackend>::optimize(std::move(imported->network));
+  REQUIRE(optimized);
+  return optimized->to_string();
+}
+
 kiln::onnx::HostTensor first_examples(const kiln::onnx::HostTensor& batch, std::uint32_t count) {
   kiln::onnx::HostTensor out = batch;
   out.info.shape[0] = count;
@@ -424,14 +433,40 @@ TEST_CASE("the quantiser keeps Pad, nearest Resize and Slice on their input's qu
     REQUIRE(reader != model.graph().node().end());
     CHECK(reader->input(1) == dq->input(1));
   }
-  auto imported = kiln::onnx::import_model(quantized->bytes);
-  REQUIRE(imported);
-  auto optimized = Runtime<RefBackend>::optimize(std::move(imported->network));
-  REQUIRE(optimized);
-  const std::string text = optimized->to_string();
+  const std::string text = optimized_on_ref(quantized->bytes);
   INFO(text);
   CHECK_THAT(text, Catch::Contains("(Pad) QAsymmU8") && Catch::Contains("(Resize) QAsymmU8") &&
                        Catch::Contains("(StridedSlice) QAsymmU8"));
+}
+
+TEST_CASE("the quantiser quantises an attention block's Softmax and MatMuls of two activations, in int8",
+          "[quantize]") {
+  // tests/models/attention_tiny: Q K^T and P V are MatMuls of two activations, Softmax between.
+  kiln::onnx::HostTensor examples{"input", {TensorShape{8, 16, 32}, DataType::Float32}, {}};
+  examples.data.resize(examples.info.num_bytes());
+  auto* values = reinterpret_cast<float*>(examples.data.data());
+  for (std::size_t i = 0; i < examples.info.num_elements(); ++i) values[i] = std::sin(0.37f * static_cast<float>(i));
+  Runtime<RefBackend> runtime;
+  auto quantized =
+      kiln::onnx::quantize(read_bytes(KILN_TEST_MODELS "/attention_tiny/model.onnx"), examples, {}, runtime);
+  INFO(quantized.status().message());
+  REQUIRE(quantized);
+  const auto& float_ops = quantized->summary.float_ops;
+  CHECK(std::ranges::find(float_ops, "Softmax") == float_ops.end());
+  CHECK(std::ranges::find(float_ops, "MatMul") == float_ops.end());
+  const auto model = parse(quantized->bytes);
+  std::map<std::string, const ::onnx::NodeProto*> producer;
+  for (const auto& n : model.graph().node()) producer[n.output(0)] = &n;
+  int two_activation_matmuls = 0;
+  for (const auto& n : model.graph().node()) {
+    if (n.op_type() != "MatMul" || producer.at(n.input(1))->op_type() != "DequantizeLinear") continue;
+    const auto& b_integers = producer.at(n.input(1))->input(0);
+    two_activation_matmuls += producer.contains(b_integers) && producer.at(b_integers)->op_type() == "QuantizeLinear";
+  }
+  CHECK(two_activation_matmuls == 2);
+  const std::string text = optimized_on_ref(quantized->bytes);
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("(Softmax) QAsymmU8") && Catch::Contains("(BatchMatMul) QAsymmU8"));
 }
 
 TEST_CASE("the quantiser refuses what it cannot quantise, saying why", "[quantize]") {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX Runtime's QOperator format: QLinearConv and QLinearMatMul (ONNX), and com.microsoft's
 // QGemm, QLinearAdd, QLinearMul, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat,
-// QLinearSigmoid and QLinearLeakyRelu. Each is, by its definition, its float op between
+// QLinearSigmoid, QLinearLeakyRelu and QLinearSoftmax. Each is, by its definition, its float op between
 // DequantizeLinear and QuantizeLinear; it is converted as those nodes (Importer::convert_as), so
 // that a QOperator model and the QDQ model of the same quantisation make the same network, which
 // the optimizer fuses into int8 layers (decision 0017).
@@ -53,6 +53,10 @@ class Expansion {
     return run();
   }
   Status run() { return im_.convert_as(nodes_); }
+  /// Gives the last node added attribute `name` = `value` unless the expanded node states one.
+  void default_int(std::string_view name, std::int64_t value) {
+    if (!im_.attr_int(name)) set_int(nodes_.back(), name, value);
+  }
 
   static void set_int(::onnx::NodeProto& node, std::string_view name, std::int64_t value) {
     auto* a = node.add_attribute();
@@ -143,6 +147,20 @@ Status qlinear_unary(Importer& im) {
 constexpr char global_average_pool_op[] = "GlobalAveragePool", average_pool_op[] = "AveragePool",
                sigmoid_op[] = "Sigmoid", leaky_relu_op[] = "LeakyRelu";
 
+// com.microsoft.QLinearSoftmax(X, X_scale, X_zero_point, Y_scale, Y_zero_point): axis -1 unless
+// stated; `opset` names the Softmax whose meaning it has, which changed at opset 13.
+Status qlinear_softmax(Importer& im) {
+  const std::int64_t opset = im.attr_int("opset", im.opset());
+  if ((opset < 13) != (im.opset() < 13))
+    return im.error("opset ", opset, "'s Softmax in a model of opset ", im.opset(),
+                    " (Softmax changed meaning at opset 13; re-export the model at one opset)");
+  Expansion e(im);
+  const std::string softmax = e.float_op("Softmax", {e.dequantized(0, "x")});
+  e.default_int("axis", -1);
+  e.finish("QuantizeLinear", "quantize", {softmax, e.input(3), e.input(4)});
+  return e.run();
+}
+
 // com.microsoft.QLinearConcat(Y_scale, Y_zero_point, X1, X1_scale, X1_zero_point, X2, ...)
 Status qlinear_concat(Importer& im) {
   const std::size_t n = im.num_inputs();
@@ -165,6 +183,7 @@ constexpr ConverterEntry converters[] = {
     {"com.microsoft.QLinearLeakyRelu", qlinear_unary<leaky_relu_op>},
     {"com.microsoft.QLinearMul", qlinear_binary<mul_op>},
     {"com.microsoft.QLinearSigmoid", qlinear_unary<sigmoid_op>},
+    {"com.microsoft.QLinearSoftmax", qlinear_softmax},
 };
 
 }  // namespace

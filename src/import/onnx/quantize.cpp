@@ -23,7 +23,8 @@ using ::onnx::TensorProto;
 enum class Role : std::uint8_t {
   Float,        ///< stays Float32
   Weighted,     ///< Conv, Gemm, MatMul: a quantised activation and constant weights in, its own quantisation out
-  Activations,  ///< Add, Sub, Mul, Concat, pooling, the tabled activations: quantised in, its own quantisation out
+  Activations,  ///< Add, Sub, Mul, Concat, pooling, the tabled activations, Softmax, a MatMul of two activations:
+                ///< quantised in, its own quantisation out
   Direct,       ///< MaxPool, the reshaping ops, Slice, Gather, Resize, Pad: moves its input's values, so keeps
                 ///< their quantisation (keeps_values says when)
   Removable,    ///< Relu, Clip: its clamp is the range calibrated after it, so it folds into the node before;
@@ -35,7 +36,8 @@ Role role_of(const NodeProto& node) {
   const std::string& op = node.op_type();
   if (op == "Conv" || op == "Gemm" || op == "MatMul") return Role::Weighted;
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Concat" || op == "AveragePool" || op == "GlobalAveragePool" ||
-      op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" || op == "Elu")
+      op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" || op == "Elu" ||
+      op == "Softmax")
     return Role::Activations;
   if (op == "MaxPool" || op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" ||
       op == "Unsqueeze" || op == "Slice" || op == "Gather" || op == "Resize" || op == "Pad")
@@ -48,7 +50,7 @@ Role role_of(const NodeProto& node) {
 int activation_inputs(const NodeProto& node) {
   const std::string& op = node.op_type();
   if (op == "Concat") return node.input_size();
-  return (op == "Add" || op == "Sub" || op == "Mul") ? 2 : 1;
+  return (op == "Add" || op == "Sub" || op == "Mul" || op == "MatMul") ? 2 : 1;
 }
 
 Expected<ModelProto> parse(std::span<const std::byte> bytes) {
@@ -212,6 +214,13 @@ class QdqWriter {
     return found == initializer_index_.end() ? nullptr : &originals_.Get(found->second);
   }
 
+  /// role_of, but a MatMul whose second input is computed multiplies two activations.
+  Role role(const NodeProto& node) const {
+    const Role role = role_of(node);
+    const bool two_activations = node.op_type() == "MatMul" && node.input_size() == 2 && !initializer(node.input(1));
+    return role == Role::Weighted && two_activations ? Role::Activations : role;
+  }
+
   /// Whether calibration saw finite values of the tensor.
   bool has_range(const std::string& name) const {
     auto found = statistics_.find(name);
@@ -296,11 +305,11 @@ class QdqWriter {
       if (producer == producer_.end() || readers_[x] != 1 || graph_outputs_.contains(x) || !has_range(node.output(0)))
         continue;
       NodeProto& before = *nodes_.Mutable(producer->second);
-      const Role role = role_of(before);
-      if (role != Role::Weighted && role != Role::Activations) continue;
+      const Role before_role = role(before);
+      if (before_role != Role::Weighted && before_role != Role::Activations) continue;
       const std::string y = node.output(0);
       before.set_output(0, y);  // its range is now y's, which quantizable() checks
-      if (!quantizable(before, role)) {
+      if (!quantizable(before, before_role)) {
         before.set_output(0, x);
         continue;
       }
@@ -459,7 +468,7 @@ class QdqWriter {
   }
 
   Status rewrite(NodeProto& node) {
-    const Role role = role_of(node);
+    const Role role = this->role(node);
     if (role != Role::Float && role != Role::Direct && quantizable(node, role)) {
       std::vector<const TensorQuantization*> inputs;
       for (int i = 0; i < (role == Role::Weighted ? 1 : activation_inputs(node)); ++i)
