@@ -276,7 +276,8 @@ double int8_peak_gops() {
             for (int c = 0; c < Chains; ++c) acc[c] = Dot::madd(acc[c], a, b);
           }
           for (int c = 0; c < Chains; ++c)
-            Dot::store(acc[c], {zeros.data(), right_shift.data(), -128, 127, 0}, 0, sink.data(), Dot::lanes);
+            Dot::store(acc[c], {zeros.data(), right_shift.data(), zeros.data(), zeros.data(), false, -128, 127, 0}, 0,
+                       sink.data(), Dot::lanes);
         },
         3);
     best = std::max(best, 2.0 * Dot::lanes * Dot::depth * Chains * iterations / t.min / 1e9);
@@ -380,7 +381,11 @@ void bench_int8_layers() {
                         Conv{"int8 conv 3x3 224x224x3->32 s2", 224, 3, 32, 3, 2, false},
                         Conv{"int8 conv 1x1 28x28x128->256", 28, 128, 256, 1, 1, false},
                         Conv{"int8 depthwise 3x3 112x112x32 s1", 112, 32, 32, 3, 1, true},
-                        Conv{"int8 depthwise 3x3 56x56x144 s2", 56, 144, 144, 3, 2, true}}) {
+                        Conv{"int8 depthwise 3x3 56x56x144 s2", 56, 144, 144, 3, 2, true},
+                        // MobileNet-v2's first expansion (K = 16: the output stage outweighs the
+                        // products) and the stride-2 depthwise after it, where ONNX Runtime is faster.
+                        Conv{"int8 conv 1x1 112x112x16->96", 112, 16, 96, 1, 1, false},
+                        Conv{"int8 depthwise 3x3 112x112x96 s2", 112, 96, 96, 3, 2, true}}) {
     const std::uint32_t pad = c.k / 2, o = (c.size + 2 * pad - c.k) / c.stride + 1;
     const TensorShape x{1, c.size, c.size, c.in}, y{1, o, o, c.out};
     const ops::Padding2d padding{pad, pad, pad, pad};
