@@ -43,7 +43,7 @@ from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantTy
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_models import measure, write_csv  # noqa: E402
 
-EVAL = re.compile(r"^neon\s+\S+\s+(?P<agreement>[\d.]+)%\s+(?P<diff>[\d.e+-]+)", re.M)
+EVAL = re.compile(r"^(?:\S+\s+)?neon\s+\S+\s+(?P<agreement>[\d.]+)%\s+(?P<diff>[\d.e+-]+)", re.M)
 PLAN = re.compile(r"arena (?P<arena>\d+) B.*constants (?P<constants>\d+) B, and (?P<packed>\d+) B more")
 ACTIVATIONS = (("u8", QuantType.QUInt8), ("s8", QuantType.QInt8))
 
