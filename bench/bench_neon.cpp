@@ -265,7 +265,8 @@ double int8_peak_gops() {
     const std::int32_t ones = 0x01010101;
     const auto a = Dot::broadcast(&ones);
     const auto b = Dot::load_b(std::vector<std::int32_t>(Dot::lanes, ones).data());
-    std::vector<std::int32_t> zeros(Dot::lanes, 0), right_shift(Dot::lanes, 31);
+    std::vector<std::int32_t> zeros(Dot::lanes, 0);
+    const kiln::neon::Int8OutputStages sink_stage(-128, 127, 0, Dot::lanes);
     std::vector<std::uint8_t> sink(Dot::lanes);
     const Timing t = measure(
         [&] {
@@ -276,8 +277,7 @@ double int8_peak_gops() {
             for (int c = 0; c < Chains; ++c) acc[c] = Dot::madd(acc[c], a, b);
           }
           for (int c = 0; c < Chains; ++c)
-            Dot::store(acc[c], {zeros.data(), right_shift.data(), zeros.data(), zeros.data(), false, -128, 127, 0}, 0,
-                       sink.data(), Dot::lanes);
+            Dot::store(acc[c], sink_stage.from(0), 0, sink.data(), Dot::lanes);
         },
         3);
     best = std::max(best, 2.0 * Dot::lanes * Dot::depth * Chains * iterations / t.min / 1e9);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "kiln/backends/neon/simd/gemm.hpp"
@@ -314,22 +315,23 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     const WindowRows rows = window_rows(oy, xs[1]);
     // The input byte under output byte 0's first tap (for the taps inside the input).
     const std::uint8_t* taps = x + (rows.y0 * width - std::ptrdiff_t{params_.padding.left}) * channels;
-    auto pixel = [&](std::ptrdiff_t ox) {
+    // Border: std::true_type for a pixel whose window may cross the input's edge.
+    auto pixel = [&]<class Border>(std::ptrdiff_t ox, Border) {
       const std::ptrdiff_t x0 = ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left};
       const TapsInside inside{rows.ky0, rows.ky1, first_tap(x0, 1), end_tap(x0, 1, K, width)};
       for (std::ptrdiff_t c = 0; c < channels; c += block)
-        quad_block<K, Quads, true>(taps + ox * std::ptrdiff_t{Stride} * channels + c, y + ox * channels + c, row,
-                                   channels, layout_of_channel<Quads>(c), std::size_t(std::min(block, channels - c)),
-                                   inside);
+        quad_block<K, Quads, Border::value>(taps + ox * std::ptrdiff_t{Stride} * channels + c, y + ox * channels + c,
+                                            row, channels, layout_of_channel<Quads>(c),
+                                            std::size_t(std::min(block, channels - c)), inside);
     };
     if (rows.ky0 != 0 || rows.ky1 != std::ptrdiff_t{K}) {
-      for (std::ptrdiff_t ox = 0; ox < ys[2]; ++ox) pixel(ox);
+      for (std::ptrdiff_t ox = 0; ox < ys[2]; ++ox) pixel(ox, std::true_type{});
       return;
     }
-    for (std::ptrdiff_t ox = 0; ox < interior.begin; ++ox) pixel(ox);
-    for (std::ptrdiff_t ox = interior.end; ox < ys[2]; ++ox) pixel(ox);
+    for (std::ptrdiff_t ox = 0; ox < interior.begin; ++ox) pixel(ox, std::true_type{});
+    for (std::ptrdiff_t ox = interior.end; ox < ys[2]; ++ox) pixel(ox, std::true_type{});
     if (quad_phases_ == 0) {
-      for (std::ptrdiff_t ox = interior.begin; ox < interior.end; ++ox) pixel(ox);
+      for (std::ptrdiff_t ox = interior.begin; ox < interior.end; ++ox) pixel(ox, std::false_type{});
       return;
     }
     const std::ptrdiff_t end = interior.end * channels;
@@ -372,7 +374,7 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
 #pragma GCC unroll 4
         for (std::size_t v = 0; v < Quads::vectors; ++v, w += Quads::block) acc[v] = Quads::dot(acc[v], quads[v], w);
       }
-    Quads::store(acc, quad_stages_.from(layout * Quads::block), out, bytes);
+    Quads::template store<signed_input>(acc, quad_stages_.from(layout * Quads::block), out, bytes);
   }
 
   /// Lays out the weights, biases and stages of the one path run will take: quad_block's where

@@ -27,6 +27,10 @@ inline namespace KILN_NEON_ISA {
 /// equals (high + 2^(right_shift - 33)) >> (right_shift - 32), high being the product's upper 32
 /// bits: the rounding term has no low half, so the low half cannot carry into the result. The
 /// vector code then works in 32-bit lanes, which it reads from high_rounding and high_shift.
+///
+/// Stores of two vectors at once narrow the values less the zero point to 16 bits with
+/// saturation, add the zero point with saturation and clamp the words to the output range: a
+/// value past a 16-bit limit is past the range on the same side, so the result is the same.
 struct Int8OutputStage {
   const std::int32_t* multiplier;
   const std::int32_t* right_shift;  ///< in [1, 62]
@@ -69,6 +73,7 @@ struct Int8DotAvx512 {
   using Broadcast = __m512i;
   using BVec = __m512i;
   static Acc load(const std::int32_t* p) { return _mm512_loadu_si512(p); }
+  static void store_sums(std::int32_t* p, Acc acc) { _mm512_storeu_si512(p, acc); }
   static BVec load_b(const void* p) { return _mm512_loadu_si512(p); }
   /// One step's activations of a row (4 bytes) in every lane.
   static Broadcast broadcast(const void* a) {
@@ -81,29 +86,57 @@ struct Int8DotAvx512 {
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
     store_bytes(requantize(acc, s, column), out, count);
   }
+  /// The column of the 2 x lanes that lane j % lanes of store_pair's vector j / lanes holds:
+  /// packing two vectors to 16 bits interleaves them four lanes at a time, and in this order the
+  /// words come out in column order.
+  static constexpr std::size_t pair_column(std::size_t j) {
+    const std::size_t lane = j % lanes;
+    return 8 * (lane / 4) + 4 * (j / lanes) + lane % 4;
+  }
+  /// Requantizes the columns of a and b (pair_column's order, as the stage's arrays are) and
+  /// stores the first `count` (1..32) in column order.
+  static void store_pair(Acc a, Acc b, const Int8OutputStage& s, std::uint8_t* out, std::size_t count) {
+    const __m512i w = words(requantize_centred(a, s, 0), requantize_centred(b, s, lanes), s);
+    _mm256_mask_storeu_epi8(out, static_cast<__mmask32>(first_bytes(count)), _mm512_cvtepi16_epi8(w));
+  }
   /// Stores the low byte of the first `count` lanes.
   static void store_bytes(Acc values, std::uint8_t* out, std::size_t count) {
     _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << count) - 1), _mm512_cvtepi32_epi8(values));
   }
-  /// The 16 columns' outputs, one in each int32 lane. vpmuldq multiplies the low halves of 64-bit
-  /// lanes: the even columns, and shifted down 32 bits, the odd ones.
+  /// The 16 columns' outputs, one in each int32 lane.
   static __m512i requantize(Acc acc, const Int8OutputStage& s, std::size_t column) {
+    return _mm512_min_epi32(
+        _mm512_max_epi32(_mm512_add_epi32(requantize_centred(acc, s, column), _mm512_set1_epi32(s.zero_point)),
+                         _mm512_set1_epi32(static_cast<std::int32_t>(s.lo + s.zero_point))),
+        _mm512_set1_epi32(static_cast<std::int32_t>(s.hi + s.zero_point)));
+  }
+  /// The outputs of two vectors of values less the zero point, as 16-bit words (see
+  /// Int8OutputStage): lane L holds a's lanes 4L to 4L + 3, then b's.
+  static __m512i words(__m512i a, __m512i b, const Int8OutputStage& s) {
+    const __m512i w = _mm512_adds_epi16(_mm512_packs_epi32(a, b), _mm512_set1_epi16(static_cast<short>(s.zero_point)));
+    return _mm512_min_epi16(_mm512_max_epi16(w, _mm512_set1_epi16(static_cast<short>(s.lo + s.zero_point))),
+                            _mm512_set1_epi16(static_cast<short>(s.hi + s.zero_point)));
+  }
+  /// The 16 columns' outputs less the zero point: exact where the products' high halves serve,
+  /// else clamped to [lo, hi]. vpmuldq multiplies the low halves of 64-bit lanes: the even
+  /// columns, and shifted down 32 bits, the odd ones.
+  static __m512i requantize_centred(Acc acc, const Int8OutputStage& s, std::size_t column) {
     const __m512i multiplier = _mm512_loadu_si512(s.multiplier + column);
     const __m512i even = _mm512_mul_epi32(acc, multiplier);
     const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), _mm512_srli_epi64(multiplier, 32));
     if (s.high_halves) {
       // The products' high halves, then 32-bit lanes throughout.
-      const __m512i high = _mm512_permutex2var_epi32(
-          even, _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31), odd);
-      const __m512i shifted = _mm512_srav_epi32(_mm512_add_epi32(high, _mm512_loadu_si512(s.high_rounding + column)),
-                                                _mm512_loadu_si512(s.high_shift + column));
-      return _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(shifted, _mm512_set1_epi32(s.zero_point)),
-                                               _mm512_set1_epi32(static_cast<std::int32_t>(s.lo + s.zero_point))),
-                              _mm512_set1_epi32(static_cast<std::int32_t>(s.hi + s.zero_point)));
+      const __m512i high = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+      return _mm512_srav_epi32(_mm512_add_epi32(high, _mm512_loadu_si512(s.high_rounding + column)),
+                               _mm512_loadu_si512(s.high_shift + column));
     }
+    return centred_in_64_bit_lanes(even, odd, s, column);
+  }
+  /// requantize_centred's exact 64-bit products, rounded, shifted and clamped in 64-bit lanes: the
+  /// path of multipliers of 2^-2 and more.
+  static __m512i centred_in_64_bit_lanes(__m512i even, __m512i odd, const Int8OutputStage& s, std::size_t column) {
     const __m512i right = _mm512_loadu_si512(s.right_shift + column);
     const __m512i one = _mm512_set1_epi64(1), lo = _mm512_set1_epi64(s.lo), hi = _mm512_set1_epi64(s.hi);
-    // The exact 64-bit products, rounded, shifted and clamped in 64-bit lanes.
     auto in_64_bit_lanes = [&](__m512i product, __m512i r) {
       const __m512i rounding = _mm512_sllv_epi64(one, _mm512_sub_epi64(r, one));
       const __m512i shifted = _mm512_srav_epi64(_mm512_add_epi64(product, rounding), r);
@@ -111,8 +144,7 @@ struct Int8DotAvx512 {
     };
     const __m512i even_y = in_64_bit_lanes(even, _mm512_and_si512(right, _mm512_set1_epi64(0xffffffff)));
     const __m512i odd_y = in_64_bit_lanes(odd, _mm512_srli_epi64(right, 32));
-    return _mm512_add_epi32(_mm512_mask_blend_epi32(0xAAAA, even_y, _mm512_slli_epi64(odd_y, 32)),
-                            _mm512_set1_epi32(s.zero_point));
+    return _mm512_mask_blend_epi32(0xAAAA, even_y, _mm512_slli_epi64(odd_y, 32));
   }
   static __mmask64 first_bytes(std::size_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
 
@@ -178,20 +210,19 @@ struct Int8DepthwiseQuads {
     return _mm512_dpbusd_epi32(acc, quads, _mm512_loadu_si512(w));
   }
   /// Requantizes a block's accumulators (stage: from the block's first column, in quad order) and
-  /// stores its first `count` channels in channel order. (Inlined, so that they stay in registers.)
+  /// stores its first `count` channels, of a signed or unsigned type, in channel order. (Inlined,
+  /// so that they stay in registers.)
+  template <bool Signed>
   [[gnu::always_inline]] static void store(const Vector (&acc)[vectors], const Int8OutputStage& stage,
                                            std::uint8_t* out, std::size_t count) {
-    __m128i b[vectors];
-    for (std::size_t v = 0; v < vectors; ++v)
-      b[v] = _mm512_cvtepi32_epi8(detail::Int8DotAvx512::requantize(acc[v], stage, v * lanes));
-    // Word L of b[v] holds channels 16 L + 4 v to 16 L + 4 v + 3: a 4 x 4 transpose of words.
-    const __m128i lo01 = _mm_unpacklo_epi32(b[0], b[1]), lo23 = _mm_unpacklo_epi32(b[2], b[3]);
-    const __m128i hi01 = _mm_unpackhi_epi32(b[0], b[1]), hi23 = _mm_unpackhi_epi32(b[2], b[3]);
-    __m512i y = _mm512_castsi128_si512(_mm_unpacklo_epi64(lo01, lo23));
-    y = _mm512_inserti32x4(y, _mm_unpackhi_epi64(lo01, lo23), 1);
-    y = _mm512_inserti32x4(y, _mm_unpacklo_epi64(hi01, hi23), 2);
-    y = _mm512_inserti32x4(y, _mm_unpackhi_epi64(hi01, hi23), 3);
-    _mm512_mask_storeu_epi8(out, mask(count), y);
+    using Dot = detail::Int8DotAvx512;
+    Vector centred[vectors];
+    for (std::size_t v = 0; v < vectors; ++v) centred[v] = Dot::requantize_centred(acc[v], stage, v * lanes);
+    // Lanes 4L to 4L + 3 of vector v hold channels 16L + 4v to 16L + 4v + 3, so packing vectors 0
+    // with 1 and 2 with 3, then the two, leaves lane L with channels 16L to 16L + 15. The words are
+    // outputs already, which the last pack keeps.
+    const Vector w01 = Dot::words(centred[0], centred[1], stage), w23 = Dot::words(centred[2], centred[3], stage);
+    _mm512_mask_storeu_epi8(out, mask(count), Signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23));
   }
 };
 #else
@@ -225,6 +256,7 @@ struct Int8Dot {
   using BVec = __m256i;
   static constexpr std::int32_t offset(bool) { return 0; }
   static Acc load(const std::int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void store_sums(std::int32_t* p, Acc acc) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), acc); }
   static BVec load_b(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
   static Broadcast broadcast(const void* a) {
     std::int32_t v;
@@ -257,30 +289,64 @@ struct Int8Dot {
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
     store_bytes(requantize(acc, s, column), out, count);
   }
+  /// As the AVX-512 form's: the column each lane of store_pair's two vectors holds.
+  static constexpr std::size_t pair_column(std::size_t j) {
+    const std::size_t lane = j % lanes;
+    return 8 * (lane / 4) + 4 * (j / lanes) + lane % 4;
+  }
+  /// Requantizes the columns of a and b (pair_column's order) and stores the first `count` (1..16)
+  /// in column order, narrowed as the AVX-512 form does.
+  static void store_pair(Acc a, Acc b, const Int8OutputStage& s, std::uint8_t* out, std::size_t count) {
+    const __m256i sums =
+        _mm256_adds_epi16(_mm256_packs_epi32(requantize_centred(a, s, 0), requantize_centred(b, s, lanes)),
+                          _mm256_set1_epi16(static_cast<short>(s.zero_point)));
+    const __m256i w =
+        _mm256_min_epi16(_mm256_max_epi16(sums, _mm256_set1_epi16(static_cast<short>(s.lo + s.zero_point))),
+                         _mm256_set1_epi16(static_cast<short>(s.hi + s.zero_point)));
+    // The low byte of each word: the first 8 bytes of each half, then the halves' first quads.
+    const __m256i picked =
+        _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6,
+                                                8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+    store_first(_mm256_castsi256_si128(_mm256_permute4x64_epi64(picked, 0b1000)), out, count);
+  }
   /// Stores the low byte of the first `count` lanes.
   static void store_bytes(Acc y, std::uint8_t* out, std::size_t count) {
     // The low byte of each lane: bytes 0, 4, 8, 12 of each half, then the two halves' first words.
     const __m256i picked =
         _mm256_shuffle_epi8(y, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
                                                 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
-    const __m128i bytes = _mm_unpacklo_epi32(_mm256_castsi256_si128(picked), _mm256_extracti128_si256(picked, 1));
+    store_first(_mm_unpacklo_epi32(_mm256_castsi256_si128(picked), _mm256_extracti128_si256(picked, 1)), out, count);
+  }
+  /// Stores the first `count` (up to 16) bytes.
+  static void store_first(__m128i bytes, std::uint8_t* out, std::size_t count) {
+    if (count == 16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+      return;
+    }
     std::uint8_t tail[16];
     _mm_storeu_si128(reinterpret_cast<__m128i*>(tail), bytes);
     std::memcpy(out, tail, count);
   }
-  /// The 8 columns' outputs, one in each int32 lane (see the AVX-512 form).
+  /// The 8 columns' outputs, one in each int32 lane.
   static __m256i requantize(Acc acc, const Int8OutputStage& s, std::size_t column) {
+    return _mm256_min_epi32(
+        _mm256_max_epi32(_mm256_add_epi32(requantize_centred(acc, s, column), _mm256_set1_epi32(s.zero_point)),
+                         _mm256_set1_epi32(static_cast<std::int32_t>(s.lo + s.zero_point))),
+        _mm256_set1_epi32(static_cast<std::int32_t>(s.hi + s.zero_point)));
+  }
+  /// The 8 columns' outputs less the zero point (see the AVX-512 form).
+  static __m256i requantize_centred(Acc acc, const Int8OutputStage& s, std::size_t column) {
     const __m256i multiplier = load(s.multiplier + column);
     const __m256i even = _mm256_mul_epi32(acc, multiplier);
     const __m256i odd = _mm256_mul_epi32(_mm256_srli_epi64(acc, 32), _mm256_srli_epi64(multiplier, 32));
     if (s.high_halves) {
       const __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
-      const __m256i shifted =
-          _mm256_srav_epi32(_mm256_add_epi32(high, load(s.high_rounding + column)), load(s.high_shift + column));
-      return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(shifted, _mm256_set1_epi32(s.zero_point)),
-                                               _mm256_set1_epi32(static_cast<std::int32_t>(s.lo + s.zero_point))),
-                              _mm256_set1_epi32(static_cast<std::int32_t>(s.hi + s.zero_point)));
+      return _mm256_srav_epi32(_mm256_add_epi32(high, load(s.high_rounding + column)), load(s.high_shift + column));
     }
+    return centred_in_64_bit_lanes(even, odd, s, column);
+  }
+  /// As the AVX-512 form's.
+  static __m256i centred_in_64_bit_lanes(__m256i even, __m256i odd, const Int8OutputStage& s, std::size_t column) {
     const __m256i right = load(s.right_shift + column);
     const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256(), sixty_four = _mm256_set1_epi64x(64);
     const __m256i lo = _mm256_set1_epi64x(s.lo), hi = _mm256_set1_epi64x(s.hi);
@@ -294,8 +360,7 @@ struct Int8Dot {
     };
     const __m256i even_y = in_64_bit_lanes(even, _mm256_and_si256(right, _mm256_set1_epi64x(0xffffffff)));
     const __m256i odd_y = in_64_bit_lanes(odd, _mm256_srli_epi64(right, 32));
-    return _mm256_add_epi32(_mm256_blend_epi32(even_y, _mm256_slli_epi64(odd_y, 32), 0xAA),
-                            _mm256_set1_epi32(s.zero_point));
+    return _mm256_blend_epi32(even_y, _mm256_slli_epi64(odd_y, 32), 0xAA);
   }
 };
 
@@ -325,7 +390,7 @@ struct Int8Dot {
     return _mm_set1_epi32(v);
   }
   static Acc madd(Acc acc, Broadcast a, BVec b) { return _mm_add_epi32(acc, _mm_madd_epi16(a, b)); }
-  static void to_array(Acc acc, std::int32_t* out) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out), acc); }
+  static void store_sums(std::int32_t* out, Acc acc) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out), acc); }
   static Acc widen(const std::uint8_t* x, std::size_t count, bool signed_input) {
     std::int32_t bytes = 0;
     std::memcpy(&bytes, x, std::min(count, lanes));
@@ -373,7 +438,7 @@ struct Int8Dot {
     }
     return acc;
   }
-  static void to_array(Acc acc, std::int32_t* out) { std::memcpy(out, acc.lane, sizeof acc.lane); }
+  static void store_sums(std::int32_t* out, Acc acc) { std::memcpy(out, acc.lane, sizeof acc.lane); }
   static Acc widen(const std::uint8_t* x, std::size_t count, bool signed_input) {
     Acc a{};
     for (std::size_t l = 0; l < std::min(count, lanes); ++l)
@@ -408,14 +473,25 @@ struct Int8Dot {
     for (std::size_t i = 0; i < n; ++i) dst[i] = signed_input ? static_cast<std::int8_t>(src[i]) : src[i];
   }
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
-    std::int32_t sums[lanes];
-    to_array(acc, sums);
-    for (std::size_t j = 0; j < count; ++j) out[j] = static_cast<std::uint8_t>(s.scalar(sums[j], column + j));
+    store_bytes(requantize(acc, s, column), out, count);
+  }
+  /// The lanes' outputs, one in each lane: the scalar stage a lane at a time.
+  static Acc requantize(Acc acc, const Int8OutputStage& s, std::size_t column) {
+    std::int32_t lane[lanes];
+    store_sums(lane, acc);
+    for (std::size_t j = 0; j < lanes; ++j) lane[j] = s.scalar(lane[j], column + j);
+    return load(lane);
+  }
+  /// Two vectors of columns in order: a the first `lanes`.
+  static constexpr std::size_t pair_column(std::size_t j) { return j; }
+  static void store_pair(Acc a, Acc b, const Int8OutputStage& s, std::uint8_t* out, std::size_t count) {
+    store(a, s, 0, out, std::min(count, lanes));
+    if (count > lanes) store(b, s, lanes, out + lanes, count - lanes);
   }
   /// Stores the low byte of the first `count` lanes.
   static void store_bytes(Acc values, std::uint8_t* out, std::size_t count) {
     std::int32_t lane[lanes];
-    to_array(values, lane);
+    store_sums(lane, values);
     for (std::size_t j = 0; j < count; ++j) out[j] = static_cast<std::uint8_t>(lane[j]);
   }
 };

@@ -118,7 +118,8 @@ class Int8OutputStages {
 /// The B operand of an int8 layer, packed at load for Int8Dot: for every group, panels of int8_nr
 /// columns, each a run of steps of int8_nr x depth weights (K rounded up to whole steps, zeros
 /// past K and past the last column); and per column the bias, with the input zero point's share
-/// folded in, and the output stage's multiplier and shift.
+/// folded in, and the output stage's multiplier and shift. A panel of more than Int8Dot::lanes
+/// columns, which Int8Dot::store_pair stores, holds them in its pair_column order.
 class PackedInt8Weights {
  public:
   using AValue = Int8Dot::AValue;
@@ -141,9 +142,13 @@ class PackedInt8Weights {
         data_(groups * panels_ * steps_ * int8_nr * depth, BValue{0}),
         bias_(groups * panels_ * int8_nr, 0),
         stages_(stage, groups * panels_ * int8_nr) {
+    std::array<std::size_t, int8_nr> pair_slot{};
+    for (std::size_t slot = 0; slot < int8_nr; ++slot) pair_slot[Int8Dot::pair_column(slot)] = slot;
     for (std::size_t g = 0; g < groups; ++g)
       for (std::size_t j = 0; j < n; ++j) {
-        const std::size_t channel = g * n + j, panel = g * panels_ + j / int8_nr, column = j % int8_nr;
+        const bool paired = n - j / int8_nr * int8_nr > Int8Dot::lanes;
+        const std::size_t channel = g * n + j, panel = g * panels_ + j / int8_nr;
+        const std::size_t column = paired ? pair_slot[j % int8_nr] : j % int8_nr;
         const std::int8_t* w = weights + channel * k;
         BValue* dst = data_.data() + panel * steps_ * int8_nr * depth + column * depth;
         std::int64_t sum = 0;
@@ -192,6 +197,23 @@ class PackedInt8Weights {
 
 namespace detail {
 
+/// The output stage of a tile's Rows x Vectors accumulator vectors, from memory (sums: a row's
+/// vectors one after another) to rows of C. Out of line and through memory on purpose: inlined
+/// after the products' loop, the stage's temporaries and constants made GCC 12 spill accumulators
+/// inside that loop, and the GEMM three times slower.
+template <std::size_t Rows, std::size_t Vectors>
+[[gnu::noinline]] void int8_tile_store(const std::int32_t* sums, const Int8OutputStage& stage, std::uint8_t* c,
+                                       std::size_t ldc, std::size_t columns) {
+  constexpr std::size_t lanes = Int8Dot::lanes;
+  // Copied: the byte stores could alias the caller's, which would be read again after each.
+  const Int8OutputStage own_stage = stage;
+  for (std::size_t r = 0; r < Rows; ++r, sums += Vectors * lanes)
+    if constexpr (Vectors == 2)
+      Int8Dot::store_pair(Int8Dot::load(sums), Int8Dot::load(sums + lanes), own_stage, c + r * ldc, columns);
+    else
+      Int8Dot::store(Int8Dot::load(sums), own_stage, 0, c + r * ldc, columns);
+}
+
 /// C[rows x columns] = the output stage of bias + sum over steps of A's rows (packed, lda values
 /// apart) times B's panel, for the first Vectors accumulator vectors of the panel.
 template <std::size_t Rows, std::size_t Vectors>
@@ -215,15 +237,12 @@ void int8_tile(const Int8Dot::AValue* a, std::size_t lda, std::size_t steps, con
       for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = Int8Dot::madd(acc[r][v], ar, bv[v]);
     }
   }
-  // Unrolled like the loops above, so that the accumulators stay in registers. The stage is copied:
-  // the byte stores could alias the caller's, which would be read again after each.
-  const Int8OutputStage own_stage = stage;
+  alignas(64) std::int32_t sums[Rows * Vectors * lanes];
 #pragma GCC unroll 16
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 2
-    for (std::size_t v = 0; v < Vectors; ++v)
-      if (columns > v * lanes)
-        Int8Dot::store(acc[r][v], own_stage, v * lanes, c + r * ldc + v * lanes, std::min(lanes, columns - v * lanes));
+    for (std::size_t v = 0; v < Vectors; ++v) Int8Dot::store_sums(sums + (r * Vectors + v) * lanes, acc[r][v]);
+  int8_tile_store<Rows, Vectors>(sums, stage, c, ldc, columns);
 }
 
 template <std::size_t Vectors, std::size_t... Rows>
