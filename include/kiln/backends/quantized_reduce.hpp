@@ -13,15 +13,6 @@ namespace kiln::quantized {
 /// The most elements an int8 Reduce folds into one output: 255 x 2^23 stays within int32.
 inline constexpr std::uint64_t max_reduce_count = std::uint64_t{1} << 23;
 
-/// How many input elements each output of a Reduce of input shape `x` folds.
-inline std::uint64_t reduce_count(const ops::Reduce::Params& params, const TensorShape& x) {
-  const auto mask = *ops::Reduce::reduced_axes(params, x.rank());
-  std::uint64_t count = 1;
-  for (std::size_t d = 0; d < x.rank(); ++d)
-    if (mask.reduced[d]) count *= x[d];
-  return count;
-}
-
 /// What turns an int8 reduction into its output, as pooling does: acc is the sum of (x - zx)
 /// over the reduced elements (Sum, Mean) or their max or min less zx, times sx / (sy x divisor)
 /// (the divisor is the count for Mean, else 1), rounded once (ties up), plus the output zero
@@ -30,7 +21,7 @@ class ReduceStage {
  public:
   static Expected<ReduceStage> make(const WorkloadInfo<ops::Reduce>& info) {
     const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
-    const std::uint64_t count = reduce_count(info.params, x.shape);
+    const std::uint64_t count = ops::Reduce::reduced_count(info.params, x.shape);
     const double divisor = info.params.operation == ops::ReduceOperation::Mean ? static_cast<double>(count) : 1.0;
     auto m =
         Requantization::from_real(static_cast<double>(x.quantization.scales[0]) / y.quantization.scales[0] / divisor);
@@ -70,7 +61,7 @@ inline Status check_reduce(const WorkloadInfo<ops::Reduce>& info) {
   if (x.type != y.type)
     return Status::error(ErrorCode::Unsupported, "runs int8 Reduce whose input and output have one type; ",
                          to_string(x.type), " in, ", to_string(y.type), " out");
-  if (const std::uint64_t count = reduce_count(info.params, x.shape); count > max_reduce_count)
+  if (const std::uint64_t count = ops::Reduce::reduced_count(info.params, x.shape); count > max_reduce_count)
     return Status::error(ErrorCode::Unsupported, "reduces at most ", max_reduce_count,
                          " elements into each int8 output; this Reduce folds ", count);
   return ReduceStage::make(info).status();

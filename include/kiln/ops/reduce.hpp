@@ -39,6 +39,14 @@ struct Reduce {
     }
     return mask;
   }
+  /// How many input elements each output of input shape `x` folds (axes already checked).
+  static constexpr std::uint64_t reduced_count(const Params& p, const TensorShape& x) {
+    const AxisMask mask = *reduced_axes(p, x.rank());
+    std::uint64_t count = 1;
+    for (std::size_t d = 0; d < x.rank(); ++d)
+      if (mask.reduced[d]) count *= x[d];
+    return count;
+  }
 
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     auto mask = reduced_axes(p, in[0].rank());

@@ -23,10 +23,10 @@ struct ReduceWalk {
     TensorShape kept = xs, reduced = xs;
     ref::Strides kept_strides{}, reduced_strides{};
     ReduceWalk walk;
+    walk.count = static_cast<cl_uint>(ops::Reduce::reduced_count(params, xs));
     for (std::size_t d = 0; d < xs.rank(); ++d) {
       (mask.reduced[d] ? kept : reduced)[d] = 1;
       (mask.reduced[d] ? reduced_strides : kept_strides)[d] = strides[d];
-      if (mask.reduced[d]) walk.count *= xs[d];
     }
     walk.kept_dims = dims6(kept);
     walk.kept_strides = strides6(kept_strides, xs.rank());

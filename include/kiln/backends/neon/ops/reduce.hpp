@@ -26,10 +26,9 @@ struct ReduceWalk {
   };
 
   ReduceWalk() = default;
-  ReduceWalk(const ops::Reduce::Params& params, const TensorShape& xs) {
+  ReduceWalk(const ops::Reduce::Params& params, const TensorShape& xs) : count(ops::Reduce::reduced_count(params, xs)) {
     const auto mask = *ops::Reduce::reduced_axes(params, xs.rank());
     for (std::size_t d = 0; d < xs.rank(); ++d) {
-      if (mask.reduced[d]) count *= xs[d];
       if (xs[d] == 1) continue;
       if (!groups.empty() && groups.back().reduced == mask.reduced[d])
         groups.back().size *= xs[d];

@@ -59,7 +59,7 @@ struct Workload<ops::Reduce, RefBackend, DataType::Float32> : ref::Float32Kernel
         case O::Min: acc = (std::isnan(v) || v < acc) ? v : acc; break;
       }
     });
-    const double count = static_cast<double>(quantized::reduce_count(params_, in[0].info.shape));
+    const double count = static_cast<double>(ops::Reduce::reduced_count(params_, in[0].info.shape));
     for (std::size_t i = 0; i < accumulator.size(); ++i)
       y[i] = static_cast<float>(operation == O::Mean ? accumulator[i] / count : accumulator[i]);
   }
