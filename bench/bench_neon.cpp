@@ -276,8 +276,7 @@ double int8_peak_gops() {
 #pragma GCC unroll 32
             for (int c = 0; c < Chains; ++c) acc[c] = Dot::madd(acc[c], a, b);
           }
-          for (int c = 0; c < Chains; ++c)
-            Dot::store(acc[c], sink_stage.from(0), 0, sink.data(), Dot::lanes);
+          for (int c = 0; c < Chains; ++c) Dot::store(acc[c], sink_stage.from(0), 0, sink.data(), Dot::lanes);
         },
         3);
     best = std::max(best, 2.0 * Dot::lanes * Dot::depth * Chains * iterations / t.min / 1e9);
@@ -368,6 +367,41 @@ void bench_int8_gemm(double peak) {
   }
 }
 
+/// MobileNet-v2's residual Add at 56x56x24 in uint8 (two inputs of different scales; the kernel
+/// alone), against kiln's Float32 Add of the same shape (an input plus a constant).
+void bench_int8_residual_add() {
+  using namespace kiln;
+  const TensorShape shape{1, 56, 56, 24};
+  const auto a = random_bytes<std::uint8_t>(shape.num_elements(), 3);
+  const auto b = random_bytes<std::uint8_t>(shape.num_elements(), 4);
+  std::vector<std::uint8_t> y(shape.num_elements());
+  const TensorInfo infos[] = {{shape, DataType::QAsymmU8, {{0.043f}, 121, {}}},
+                              {shape, DataType::QAsymmU8, {{0.027f}, 130, {}}},
+                              {shape, DataType::QAsymmU8, {{0.051f}, 126, {}}}};
+  const ops::ElementwiseBinary::Params params{ops::BinaryOperation::Add};
+  const void* constants[] = {nullptr, nullptr};
+  const WorkloadInfo<ops::ElementwiseBinary> info{params, std::span(infos, 2), std::span(infos + 2, 1), constants};
+  neon::Context context;
+  context.configure({.threads = 1});
+  auto kernel = neon::Kernel<ops::ElementwiseBinary, DataType::QAsymmU8>::create(info, context);
+  if (!kernel) {
+    std::printf("error: int8 Add: %s\n", kernel.status().message().c_str());
+    std::exit(1);
+  }
+  const ConstTensor in[] = {{infos[0], a.data()}, {infos[1], b.data()}};
+  const Tensor out[] = {{infos[2], y.data()}};
+  const double int8_seconds = measure([&] { kernel->run(in, out, context); }).median;
+
+  Network net;
+  auto x = net.add_input(0, {shape}, "x");
+  auto c = net.add_constant<float>({shape}, random_floats(shape.num_elements(), 5), "c");
+  net.add_output(0, net.add<ops::ElementwiseBinary>({ops::BinaryOperation::Add}, {x, c}), "y");
+  AlignedFloats input, output;
+  auto f32 = load_network<NeonBackend>(std::move(net), 1, input, output);
+  add({"int8 add 56x56x24 (residual)", "1 thread", int8_seconds * 1e3, "kiln Float32", measure(f32.infer).median * 1e3,
+       "ms", false});
+}
+
 /// MobileNet-shaped layers in int8 (the kernel alone) against kiln's own Float32 layer of the
 /// same shape on NeonBackend (through the runtime; one layer, so that is the kernel too).
 void bench_int8_layers() {
@@ -400,6 +434,7 @@ void bench_int8_layers() {
         load_network<NeonBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1, input, output);
     add({c.name, "1 thread", int8_seconds * 1e3, "kiln Float32", measure(f32.infer).median * 1e3, "ms", false});
   }
+  bench_int8_residual_add();
 }
 
 /// Data movement, reductions, resizing and run-time matrix products: one layer each, timed on Neon
