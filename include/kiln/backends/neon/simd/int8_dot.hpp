@@ -99,6 +99,20 @@ struct Int8DotAvx512 {
     const __m512i w = words(requantize_centred(a, s, 0), requantize_centred(b, s, lanes), s);
     _mm256_mask_storeu_epi8(out, static_cast<__mmask32>(first_bytes(count)), _mm512_cvtepi16_epi8(w));
   }
+  /// store_pair for `rows` rows of sums (two vectors a row, one row after another), ldc bytes
+  /// apart in out, with the stage's vectors loaded once.
+  static void store_pairs(const std::int32_t* sums, std::size_t rows, const Int8OutputStage& s, std::uint8_t* out,
+                          std::size_t ldc, std::size_t count) {
+    if (!s.high_halves) {
+      for (std::size_t r = 0; r < rows; ++r, sums += 2 * lanes, out += ldc)
+        store_pair(load(sums), load(sums + lanes), s, out, count);
+      return;
+    }
+    const HighHalves first(s, 0), second(s, lanes);
+    const auto mask = static_cast<__mmask32>(first_bytes(count));
+    for (std::size_t r = 0; r < rows; ++r, sums += 2 * lanes, out += ldc)
+      _mm256_mask_storeu_epi8(out, mask, _mm512_cvtepi16_epi8(words(first(load(sums)), second(load(sums + lanes)), s)));
+  }
   /// Stores the low byte of the first `count` lanes.
   static void store_bytes(Acc values, std::uint8_t* out, std::size_t count) {
     _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << count) - 1), _mm512_cvtepi32_epi8(values));
@@ -118,23 +132,33 @@ struct Int8DotAvx512 {
                             _mm512_set1_epi16(static_cast<short>(s.hi + s.zero_point)));
   }
   /// The 16 columns' outputs less the zero point: exact where the products' high halves serve,
-  /// else clamped to [lo, hi]. vpmuldq multiplies the low halves of 64-bit lanes: the even
-  /// columns, and shifted down 32 bits, the odd ones.
+  /// else clamped to [lo, hi].
   static __m512i requantize_centred(Acc acc, const Int8OutputStage& s, std::size_t column) {
+    return s.high_halves ? HighHalves(s, column)(acc) : centred_in_64_bit_lanes(acc, s, column);
+  }
+  /// The stage of 16 columns whose right shifts are all 33 or more, its vectors loaded: the
+  /// products' high halves, then 32-bit lanes throughout. vpmuldq multiplies the low halves of
+  /// 64-bit lanes: the even columns, and shifted down 32 bits, the odd ones.
+  struct HighHalves {
+    __m512i multiplier, odd_multiplier, rounding, shift;
+    HighHalves(const Int8OutputStage& s, std::size_t column)
+        : multiplier(_mm512_loadu_si512(s.multiplier + column)),
+          odd_multiplier(_mm512_srli_epi64(multiplier, 32)),
+          rounding(_mm512_loadu_si512(s.high_rounding + column)),
+          shift(_mm512_loadu_si512(s.high_shift + column)) {}
+    __m512i operator()(__m512i acc) const {
+      const __m512i even = _mm512_mul_epi32(acc, multiplier);
+      const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), odd_multiplier);
+      const __m512i high = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+      return _mm512_srav_epi32(_mm512_add_epi32(high, rounding), shift);
+    }
+  };
+  /// requantize_centred's exact 64-bit products, rounded, shifted and clamped in 64-bit lanes: the
+  /// path of multipliers of 2^-2 and more.
+  static __m512i centred_in_64_bit_lanes(Acc acc, const Int8OutputStage& s, std::size_t column) {
     const __m512i multiplier = _mm512_loadu_si512(s.multiplier + column);
     const __m512i even = _mm512_mul_epi32(acc, multiplier);
     const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), _mm512_srli_epi64(multiplier, 32));
-    if (s.high_halves) {
-      // The products' high halves, then 32-bit lanes throughout.
-      const __m512i high = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
-      return _mm512_srav_epi32(_mm512_add_epi32(high, _mm512_loadu_si512(s.high_rounding + column)),
-                               _mm512_loadu_si512(s.high_shift + column));
-    }
-    return centred_in_64_bit_lanes(even, odd, s, column);
-  }
-  /// requantize_centred's exact 64-bit products, rounded, shifted and clamped in 64-bit lanes: the
-  /// path of multipliers of 2^-2 and more.
-  static __m512i centred_in_64_bit_lanes(__m512i even, __m512i odd, const Int8OutputStage& s, std::size_t column) {
     const __m512i right = _mm512_loadu_si512(s.right_shift + column);
     const __m512i one = _mm512_set1_epi64(1), lo = _mm512_set1_epi64(s.lo), hi = _mm512_set1_epi64(s.hi);
     auto in_64_bit_lanes = [&](__m512i product, __m512i r) {

@@ -197,21 +197,32 @@ class PackedInt8Weights {
 
 namespace detail {
 
+/// An Int8Dot with store_pairs: store_pair over rows, with the stage loaded once.
+template <class Dot>
+concept StoresRowsOfPairs = requires(const std::int32_t* sums, const Int8OutputStage& s, std::uint8_t* out,
+                                     std::size_t n) {
+  Dot::store_pairs(sums, n, s, out, n, n);
+};
+
 /// The output stage of a tile's Rows x Vectors accumulator vectors, from memory (sums: a row's
 /// vectors one after another) to rows of C. Out of line and through memory on purpose: inlined
 /// after the products' loop, the stage's temporaries and constants made GCC 12 spill accumulators
 /// inside that loop, and the GEMM three times slower.
-template <std::size_t Rows, std::size_t Vectors>
+template <std::size_t Rows, std::size_t Vectors, class Dot = Int8Dot>  // Dot: dependent, for StoresRowsOfPairs
 [[gnu::noinline]] void int8_tile_store(const std::int32_t* sums, const Int8OutputStage& stage, std::uint8_t* c,
                                        std::size_t ldc, std::size_t columns) {
-  constexpr std::size_t lanes = Int8Dot::lanes;
+  constexpr std::size_t lanes = Dot::lanes;
   // Copied: the byte stores could alias the caller's, which would be read again after each.
   const Int8OutputStage own_stage = stage;
-  for (std::size_t r = 0; r < Rows; ++r, sums += Vectors * lanes)
-    if constexpr (Vectors == 2)
-      Int8Dot::store_pair(Int8Dot::load(sums), Int8Dot::load(sums + lanes), own_stage, c + r * ldc, columns);
-    else
-      Int8Dot::store(Int8Dot::load(sums), own_stage, 0, c + r * ldc, columns);
+  if constexpr (Vectors == 2 && StoresRowsOfPairs<Dot>) {
+    Dot::store_pairs(sums, Rows, own_stage, c, ldc, columns);
+  } else {
+    for (std::size_t r = 0; r < Rows; ++r, sums += Vectors * lanes)
+      if constexpr (Vectors == 2)
+        Dot::store_pair(Dot::load(sums), Dot::load(sums + lanes), own_stage, c + r * ldc, columns);
+      else
+        Dot::store(Dot::load(sums), own_stage, 0, c + r * ldc, columns);
+  }
 }
 
 /// C[rows x columns] = the output stage of bias + sum over steps of A's rows (packed, lda values
