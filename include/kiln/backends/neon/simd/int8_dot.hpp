@@ -63,6 +63,18 @@ struct Int8OutputStage {
 ///
 /// Sums wrap modulo 2^32 (the instructions do; the portable code adds unsigned), which is exact:
 /// decision 0014 bounds every true sum, offset correction included, within int32.
+#if XSIMD_WITH_AVX2
+
+/// The column of 2 x lanes that lane j % lanes of store_pair's vector j / lanes holds where
+/// packing two vectors to 16 bits interleaves them four lanes at a time (AVX2, AVX-512): in this
+/// order the words come out in column order.
+constexpr std::size_t interleaved_pair_column(std::size_t j, std::size_t lanes) {
+  const std::size_t lane = j % lanes;
+  return 8 * (lane / 4) + 4 * (j / lanes) + lane % 4;
+}
+
+#endif
+
 #if XSIMD_WITH_AVX512BW
 
 namespace detail {
@@ -86,13 +98,7 @@ struct Int8DotAvx512 {
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
     store_bytes(requantize(acc, s, column), out, count);
   }
-  /// The column of the 2 x lanes that lane j % lanes of store_pair's vector j / lanes holds:
-  /// packing two vectors to 16 bits interleaves them four lanes at a time, and in this order the
-  /// words come out in column order.
-  static constexpr std::size_t pair_column(std::size_t j) {
-    const std::size_t lane = j % lanes;
-    return 8 * (lane / 4) + 4 * (j / lanes) + lane % 4;
-  }
+  static constexpr std::size_t pair_column(std::size_t j) { return interleaved_pair_column(j, lanes); }
   /// Requantizes the columns of a and b (pair_column's order, as the stage's arrays are) and
   /// stores the first `count` (1..32) in column order.
   static void store_pair(Acc a, Acc b, const Int8OutputStage& s, std::uint8_t* out, std::size_t count) {
@@ -100,14 +106,9 @@ struct Int8DotAvx512 {
     _mm256_mask_storeu_epi8(out, static_cast<__mmask32>(first_bytes(count)), _mm512_cvtepi16_epi8(w));
   }
   /// store_pair for `rows` rows of sums (two vectors a row, one row after another), ldc bytes
-  /// apart in out, with the stage's vectors loaded once.
+  /// apart in out, with the stage's vectors loaded once: for a stage with high_halves.
   static void store_pairs(const std::int32_t* sums, std::size_t rows, const Int8OutputStage& s, std::uint8_t* out,
                           std::size_t ldc, std::size_t count) {
-    if (!s.high_halves) {
-      for (std::size_t r = 0; r < rows; ++r, sums += 2 * lanes, out += ldc)
-        store_pair(load(sums), load(sums + lanes), s, out, count);
-      return;
-    }
     const HighHalves first(s, 0), second(s, lanes);
     const auto mask = static_cast<__mmask32>(first_bytes(count));
     for (std::size_t r = 0; r < rows; ++r, sums += 2 * lanes, out += ldc)
@@ -313,11 +314,7 @@ struct Int8Dot {
   static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
     store_bytes(requantize(acc, s, column), out, count);
   }
-  /// As the AVX-512 form's: the column each lane of store_pair's two vectors holds.
-  static constexpr std::size_t pair_column(std::size_t j) {
-    const std::size_t lane = j % lanes;
-    return 8 * (lane / 4) + 4 * (j / lanes) + lane % 4;
-  }
+  static constexpr std::size_t pair_column(std::size_t j) { return interleaved_pair_column(j, lanes); }
   /// Requantizes the columns of a and b (pair_column's order) and stores the first `count` (1..16)
   /// in column order, narrowed as the AVX-512 form does.
   static void store_pair(Acc a, Acc b, const Int8OutputStage& s, std::uint8_t* out, std::size_t count) {

@@ -197,7 +197,8 @@ class PackedInt8Weights {
 
 namespace detail {
 
-/// An Int8Dot with store_pairs: store_pair over rows, with the stage loaded once.
+/// An Int8Dot with store_pairs: store_pair over rows for a stage with high halves, its vectors
+/// loaded once.
 template <class Dot>
 concept StoresRowsOfPairs = requires(const std::int32_t* sums, const Int8OutputStage& s, std::uint8_t* out,
                                      std::size_t n) {
@@ -215,14 +216,16 @@ template <std::size_t Rows, std::size_t Vectors, class Dot = Int8Dot>  // Dot: d
   // Copied: the byte stores could alias the caller's, which would be read again after each.
   const Int8OutputStage own_stage = stage;
   if constexpr (Vectors == 2 && StoresRowsOfPairs<Dot>) {
-    Dot::store_pairs(sums, Rows, own_stage, c, ldc, columns);
-  } else {
-    for (std::size_t r = 0; r < Rows; ++r, sums += Vectors * lanes)
-      if constexpr (Vectors == 2)
-        Dot::store_pair(Dot::load(sums), Dot::load(sums + lanes), own_stage, c + r * ldc, columns);
-      else
-        Dot::store(Dot::load(sums), own_stage, 0, c + r * ldc, columns);
+    if (own_stage.high_halves) {
+      Dot::store_pairs(sums, Rows, own_stage, c, ldc, columns);
+      return;
+    }
   }
+  for (std::size_t r = 0; r < Rows; ++r, sums += Vectors * lanes)
+    if constexpr (Vectors == 2)
+      Dot::store_pair(Dot::load(sums), Dot::load(sums + lanes), own_stage, c + r * ldc, columns);
+    else
+      Dot::store(Dot::load(sums), own_stage, 0, c + r * ldc, columns);
 }
 
 /// C[rows x columns] = the output stage of bias + sum over steps of A's rows (packed, lda values
