@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // With isa_leak_b.cpp: the mistake tests/check_isa_symbols.py exists to catch. This file is compiled
-// with -mavx2, so the shared inline function it emits holds AVX code, which every other object
-// calling that function would run too; the `isa_leak` test expects the check to fail on this program.
+// with a wider instruction set (-mavx2; -march=armv8.2-a+dotprod), so the shared inline function it
+// emits holds that set's code, which every other object calling that function would run too; the
+// `isa_leak` test expects the check to fail on this program.
 #include "isa_leak.hpp"
 
-float sum_of_squares_avx2(const std::vector<float>& v) { return sum_of_squares(v); }
+std::int32_t sum_of_squares_wide(const std::vector<std::int8_t>& v) { return sum_of_squares(v); }

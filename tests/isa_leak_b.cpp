@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The baseline half of the program described in isa_leak_a.cpp.
+#include <cstdint>
 #include <vector>
 
-float sum_of_squares_avx2(const std::vector<float>& v);
+std::int32_t sum_of_squares_wide(const std::vector<std::int8_t>& v);
 
-int main() { return sum_of_squares_avx2(std::vector<float>(100, 1.0f)) == 100.0f ? 0 : 1; }
+int main() { return sum_of_squares_wide(std::vector<std::int8_t>(100, 3)) == 900 ? 0 : 1; }

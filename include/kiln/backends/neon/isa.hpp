@@ -32,6 +32,8 @@
 #define KILN_NEON_ISA isa_sse3
 #elif XSIMD_WITH_SSE2
 #define KILN_NEON_ISA isa_sse2
+#elif XSIMD_WITH_NEON64 && defined(__ARM_FEATURE_DOTPROD)
+#define KILN_NEON_ISA isa_neon64_dotprod
 #elif XSIMD_WITH_NEON64
 #define KILN_NEON_ISA isa_neon64
 #elif XSIMD_WITH_NEON

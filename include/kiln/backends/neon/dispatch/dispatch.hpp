@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// The dispatching build: Neon kernels compiled for several x86 instruction sets, one chosen at run time.
-// neon_backend.hpp includes this with KILN_NEON_DISPATCH set.
+// The dispatching build: Neon kernels compiled for several instruction sets of x86-64 or aarch64,
+// one chosen at run time. neon_backend.hpp includes this with KILN_NEON_DISPATCH set.
 #pragma once
 
+#include <array>
 #include <cstdlib>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include <xsimd/xsimd.hpp>
 
 #include "kiln/backends/workload_table.hpp"
 
-#if !(defined(__x86_64__) || defined(_M_X64))
-#error "kiln: the dispatching NeonBackend build is for x86-64; elsewhere the compile target's kernels are all there is"
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#elif !(defined(__x86_64__) || defined(_M_X64))
+#error \
+    "kiln: the dispatching NeonBackend build is for x86-64 and aarch64; elsewhere the compile target's kernels are all there is"
 #endif
 
 namespace kiln {
@@ -28,14 +34,26 @@ struct IsaKernels {
 };
 
 /// The instruction sets compiled in, by the names KILN_NEON_ISA takes: xsimd's architectures, and
-/// AVX-512 with VNNI, which xsimd 8.1 does not know (only the int8 kernels differ: Int8Dot).
+/// those xsimd 8.1 does not know, which differ only in the int8 kernels (Int8Dot): AVX-512 with
+/// VNNI, aarch64 with the dot product.
+#if defined(__aarch64__)
+using asimd = xsimd::neon64;
+struct dotprod {};
+#else
 using sse2 = xsimd::sse2;
 using avx2 = xsimd::fma3<xsimd::avx2>;
 using avx512 = xsimd::avx512bw;
 struct avx512vnni {};
+#endif
 
 template <class Arch>
 const IsaKernels& isa_kernels();
+#if defined(__aarch64__)
+template <>
+const IsaKernels& isa_kernels<asimd>();
+template <>
+const IsaKernels& isa_kernels<dotprod>();
+#else
 template <>
 const IsaKernels& isa_kernels<sse2>();
 template <>
@@ -44,7 +62,23 @@ template <>
 const IsaKernels& isa_kernels<avx512>();
 template <>
 const IsaKernels& isa_kernels<avx512vnni>();
+#endif
 
+/// A compiled-in set, and whether this CPU (and OS) runs it.
+struct Candidate {
+  std::string_view name;
+  bool available;
+  const IsaKernels& (*kernels)();
+};
+
+#if defined(__aarch64__)
+/// aarch64's sets, widest first: the dot product (SDOT, armv8.2-a's optional asimddp, which the
+/// kernel reports in AT_HWCAP) and Advanced SIMD, which every aarch64 CPU has.
+inline std::array<Candidate, 2> candidates() {
+  return {{{"dotprod", (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0, &isa_kernels<dotprod>},
+           {"asimd", true, &isa_kernels<asimd>}}};
+}
+#else
 /// Whether this CPU has AVX512-VNNI (vpdpbusd), which xsimd 8.1 does not detect.
 inline bool cpu_has_avx512_vnni() {
 #if defined(__GNUC__)
@@ -54,33 +88,37 @@ inline bool cpu_has_avx512_vnni() {
 #endif
 }
 
-/// Chooses the kernels: those named by the environment variable KILN_NEON_ISA (sse2, avx2, avx512 or
-/// avx512vnni, for tests and benchmarks), else the widest set this CPU runs.
-inline Expected<const IsaKernels*> choose_kernels(const char* forced) {
+/// x86-64's sets, widest first, as xsimd finds them (and VNNI as the CPU reports it).
+inline std::array<Candidate, 4> candidates() {
   const auto cpu = xsimd::available_architectures();
-  struct Candidate {
-    std::string_view name;
-    bool available;
-    const IsaKernels& (*kernels)();
-  };
-  const Candidate candidates[] = {{"avx512vnni", cpu.avx512bw != 0 && cpu_has_avx512_vnni(), &isa_kernels<avx512vnni>},
-                                  {"avx512", cpu.avx512bw != 0, &isa_kernels<avx512>},
-                                  {"avx2", cpu.fma3_avx2 != 0, &isa_kernels<avx2>},
-                                  {"sse2", cpu.sse2 != 0, &isa_kernels<sse2>}};
-  for (const Candidate& c : candidates) {
+  return {{{"avx512vnni", cpu.avx512bw != 0 && cpu_has_avx512_vnni(), &isa_kernels<avx512vnni>},
+           {"avx512", cpu.avx512bw != 0, &isa_kernels<avx512>},
+           {"avx2", cpu.fma3_avx2 != 0, &isa_kernels<avx2>},
+           {"sse2", cpu.sse2 != 0, &isa_kernels<sse2>}}};
+}
+#endif
+
+/// Chooses the kernels among sets listed widest first: the one named `forced` (the environment
+/// variable KILN_NEON_ISA, for tests and benchmarks), else the widest this CPU runs.
+inline Expected<const IsaKernels*> choose_kernels(std::span<const Candidate> sets, const char* forced) {
+  for (const Candidate& c : sets) {
     if (forced != nullptr && c.name != forced) continue;
     if (c.available) return &c.kernels();
-    return Status::error(ErrorCode::Unsupported, "KILN_NEON_ISA=", c.name, " names an instruction set this CPU lacks");
+    if (forced != nullptr)
+      return Status::error(ErrorCode::Unsupported, "KILN_NEON_ISA=", c.name,
+                           " names an instruction set this CPU lacks");
   }
+  std::string names;
+  for (const Candidate& c : sets) names += (names.empty() ? "" : ", ") + std::string(c.name);
   if (forced != nullptr)
     return Status::error(ErrorCode::InvalidArgument, "KILN_NEON_ISA=", forced,
-                         " is not one of the compiled-in instruction sets: avx512vnni, avx512, avx2, sse2");
-  return Status::error(ErrorCode::Unsupported, "NeonBackend needs at least SSE2");
+                         " is not one of the compiled-in instruction sets: ", names);
+  return Status::error(ErrorCode::Unsupported, "this CPU runs none of NeonBackend's instruction sets: ", names);
 }
 
 /// The kernels every NeonBackend workload of this process uses, chosen on first use.
 inline const Expected<const IsaKernels*>& selected_kernels() {
-  static const Expected<const IsaKernels*> chosen = choose_kernels(std::getenv("KILN_NEON_ISA"));
+  static const Expected<const IsaKernels*> chosen = choose_kernels(candidates(), std::getenv("KILN_NEON_ISA"));
   return chosen;
 }
 
