@@ -13,6 +13,8 @@
 
 #if XSIMD_WITH_SSE2
 #include <immintrin.h>
+#elif XSIMD_WITH_NEON
+#include <arm_neon.h>
 #endif
 
 namespace kiln::neon {
@@ -59,6 +61,9 @@ struct Int8OutputStage {
 ///   flipped to unsigned (x + 128).
 /// - AVX-512, AVX2, SSE2: vpmaddwd on values widened to 16 bits, 2 products a lane, exact (the
 ///   byte form, vpmaddubsw, saturates at 16 bits).
+/// - NEON with the dot product (aarch64, armv8.2-a+dotprod): sdot, 4 signed byte products a lane;
+///   unsigned activations are flipped to signed (x - 128).
+/// - NEON: mul and sadalp on values widened to 16 bits, 2 products a lane, exact.
 /// - elsewhere: the same arithmetic in plain C++, four lanes.
 ///
 /// Sums wrap modulo 2^32 (the instructions do; the portable code adds unsigned), which is exact:
@@ -382,6 +387,121 @@ struct Int8Dot {
     const __m256i even_y = in_64_bit_lanes(even, _mm256_and_si256(right, _mm256_set1_epi64x(0xffffffff)));
     const __m256i odd_y = in_64_bit_lanes(odd, _mm256_srli_epi64(right, 32));
     return _mm256_blend_epi32(even_y, _mm256_slli_epi64(odd_y, 32), 0xAA);
+  }
+};
+
+#elif XSIMD_WITH_NEON
+
+/// NEON (aarch64, and armv7 with NEON): SDOT where the target has the dot-product extension
+/// (armv8.2-a+dotprod: 4 signed byte products a lane; unsigned activations flipped to signed,
+/// x - 128), else a 16-bit multiply and a pairwise widening add (SADALP: 2 products a lane, exact:
+/// a product of a 16-bit activation in [-128, 255] and a weight in [-128, 127] fits 16 bits).
+/// The output stage is vector code: 64-bit products (SMULL), SRSHL by minus the shift (a rounding
+/// right shift that rounds half up, as RefBackend does), narrowing with saturation, clamp.
+struct Int8Dot {
+  static constexpr std::size_t lanes = 4;
+  using Acc = int32x4_t;
+#if defined(__ARM_FEATURE_DOTPROD)
+  static constexpr std::string_view name = "neon dotprod: sdot";
+  static constexpr std::size_t depth = 4;
+  using AValue = std::int8_t;
+  using BValue = std::int8_t;
+  using Broadcast = int8x16_t;
+  using BVec = int8x16_t;
+  static constexpr std::int32_t offset(bool signed_input) { return signed_input ? 0 : -128; }
+  static BVec load_b(const void* p) { return vld1q_s8(static_cast<const std::int8_t*>(p)); }
+  static Broadcast broadcast(const void* a) {
+    std::int32_t v;
+    std::memcpy(&v, a, sizeof v);
+    return vreinterpretq_s8_s32(vdupq_n_s32(v));
+  }
+  static Acc madd(Acc acc, Broadcast a, BVec b) { return vdotq_s32(acc, a, b); }
+  /// dst[i] = src[i] + offset: an unsigned byte less 128 is its top bit flipped.
+  static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
+    const std::uint8_t flip = signed_input ? 0 : 0x80;
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      vst1q_u8(reinterpret_cast<std::uint8_t*>(dst + i), veorq_u8(vld1q_u8(src + i), vdupq_n_u8(flip)));
+    for (; i < n; ++i) dst[i] = static_cast<AValue>(src[i] ^ flip);
+  }
+#else
+  static constexpr std::string_view name = "neon: mul + sadalp";
+  static constexpr std::size_t depth = 2;
+  using AValue = std::int16_t;
+  using BValue = std::int16_t;
+  using Broadcast = int16x8_t;
+  using BVec = int16x8_t;
+  static constexpr std::int32_t offset(bool) { return 0; }
+  static BVec load_b(const void* p) { return vld1q_s16(static_cast<const std::int16_t*>(p)); }
+  static Broadcast broadcast(const void* a) {
+    std::int32_t v;
+    std::memcpy(&v, a, sizeof v);
+    return vreinterpretq_s16_s32(vdupq_n_s32(v));
+  }
+  static Acc madd(Acc acc, Broadcast a, BVec b) { return vpadalq_s16(acc, vmulq_s16(a, b)); }
+  static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const uint8x8_t bytes = vld1_u8(src + i);
+      vst1q_s16(dst + i, signed_input ? vmovl_s8(vreinterpret_s8_u8(bytes)) : vreinterpretq_s16_u16(vmovl_u8(bytes)));
+    }
+    for (; i < n; ++i) dst[i] = signed_input ? static_cast<std::int8_t>(src[i]) : src[i];
+  }
+#endif
+  static Acc load(const std::int32_t* p) { return vld1q_s32(p); }
+  static void store_sums(std::int32_t* p, Acc acc) { vst1q_s32(p, acc); }
+  static Acc widen(const std::uint8_t* x, std::size_t count, bool signed_input) {
+    std::uint32_t bytes = 0;
+    std::memcpy(&bytes, x, std::min(count, lanes));
+    const uint8x8_t v = vcreate_u8(bytes);
+    return signed_input ? vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(v))))
+                        : vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(v))));
+  }
+  static Acc splat(std::int32_t v) { return vdupq_n_s32(v); }
+  static Acc subtract(Acc a, Acc b) { return vsubq_s32(a, b); }
+  static Acc add(Acc a, Acc b) { return vaddq_s32(a, b); }
+  static Acc max(Acc a, Acc b) { return vmaxq_s32(a, b); }
+  static Acc multiply_add(Acc acc, Acc a, Acc b) { return vmlaq_s32(acc, a, b); }
+
+  /// Requantizes 4 columns and stores the first `count` (1..4) as bytes.
+  static void store(Acc acc, const Int8OutputStage& s, std::size_t column, std::uint8_t* out, std::size_t count) {
+    store_bytes(requantize(acc, s, column), out, count);
+  }
+  /// Two vectors of columns in order: a the first `lanes`.
+  static constexpr std::size_t pair_column(std::size_t j) { return j; }
+  /// Requantizes the columns of a and b and stores the first `count` (1..8).
+  static void store_pair(Acc a, Acc b, const Int8OutputStage& s, std::uint8_t* out, std::size_t count) {
+    const uint8x8_t bytes = vmovn_u16(
+        vreinterpretq_u16_s16(vcombine_s16(vmovn_s32(requantize(a, s, 0)), vmovn_s32(requantize(b, s, lanes)))));
+    if (count == 2 * lanes) {
+      vst1_u8(out, bytes);
+      return;
+    }
+    std::uint8_t tail[2 * lanes];
+    vst1_u8(tail, bytes);
+    std::memcpy(out, tail, count);
+  }
+  /// Stores the low byte of the first `count` lanes.
+  static void store_bytes(Acc values, std::uint8_t* out, std::size_t count) {
+    std::int32_t lane[lanes];
+    vst1q_s32(lane, values);
+    for (std::size_t j = 0; j < count; ++j) out[j] = static_cast<std::uint8_t>(lane[j]);
+  }
+  /// The 4 columns' outputs, one in each lane.
+  static Acc requantize(Acc acc, const Int8OutputStage& s, std::size_t column) {
+    return vaddq_s32(requantize_centred(acc, s, column), vdupq_n_s32(s.zero_point));
+  }
+  /// The 4 columns' outputs less the zero point, clamped to [lo, hi].
+  static Acc requantize_centred(Acc acc, const Int8OutputStage& s, std::size_t column) {
+    const int32x4_t multiplier = vld1q_s32(s.multiplier + column);
+    const int32x4_t minus_shift = vnegq_s32(vld1q_s32(s.right_shift + column));
+    const int64x2_t low =
+        vrshlq_s64(vmull_s32(vget_low_s32(acc), vget_low_s32(multiplier)), vmovl_s32(vget_low_s32(minus_shift)));
+    const int64x2_t high =
+        vrshlq_s64(vmull_s32(vget_high_s32(acc), vget_high_s32(multiplier)), vmovl_s32(vget_high_s32(minus_shift)));
+    const int32x4_t y = vcombine_s32(vqmovn_s64(low), vqmovn_s64(high));
+    return vminq_s32(vmaxq_s32(y, vdupq_n_s32(static_cast<std::int32_t>(s.lo))),
+                     vdupq_n_s32(static_cast<std::int32_t>(s.hi)));
   }
 };
 
