@@ -34,7 +34,7 @@ struct Kernel<ops::Quantize, DataType::Float32> {
       for (alignas(64) std::array<std::int32_t, lanes> q; i + lanes <= end; i += lanes) {
         Vec v = Vec::load_unaligned(x + i) / Vec(scale);
         v = xsimd::min(xsimd::max(xsimd::select(xsimd::isnan(v), Vec(0.0f), v), lo), hi);
-        (xsimd::nearbyint_as_int(v) + zero_point).store_aligned(q.data());
+        (round_to_int(v) + zero_point).store_aligned(q.data());
         for (std::size_t lane = 0; lane < lanes; lane += Int8Dot::lanes)
           Int8Dot::store_bytes(Int8Dot::load(q.data() + lane), y + i + lane, Int8Dot::lanes);
       }

@@ -18,9 +18,11 @@ inline namespace KILN_NEON_ISA {
 
 /// The register tile: gemm_mr rows of C by gemm_nr columns (two vectors) held in registers. Rows
 /// are broadcast from A, the two B vectors are loaded once per k and reused gemm_mr times.
-/// 14 x 32 uses 28 of AVX-512's 32 registers for accumulators; 6 x 2 vectors fits 16-register SSE/AVX2.
+/// 14 x 32 uses 28 of AVX-512's 32 registers for accumulators; 6 x 2 vectors fits 16-register SSE/AVX2
+/// (and aarch64). 32-bit Arm NEON has no fused multiply-add by a lane, so each row's broadcast takes
+/// a register too: GCC 12 spills an accumulator of a 6 x 2 tile in its loop, never one of 4 x 2.
 inline constexpr std::size_t gemm_nr = 2 * lanes;
-inline constexpr std::size_t gemm_mr = lanes >= 16 ? 14 : 6;
+inline constexpr std::size_t gemm_mr = lanes >= 16 ? 14 : (XSIMD_WITH_NEON && !XSIMD_WITH_NEON64) ? 4 : 6;
 
 /// The B operand of C = A B (+ bias), packed at load: for every group, panels of gemm_nr columns,
 /// each K x gemm_nr contiguous, zero-padded past the last column; the bias padded the same way.

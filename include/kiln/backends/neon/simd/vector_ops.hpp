@@ -19,6 +19,18 @@ using Vec = xsimd::batch<float>;  // the compile target's widest float vector
 /// Floats per vector: 4 (SSE, NEON), 8 (AVX2), 16 (AVX-512).
 inline constexpr std::size_t lanes = Vec::size;
 
+/// v rounded to the nearest integer, ties to even (RefBackend's nearbyint), for |v| < 2^22. xsimd
+/// 8.1 rounds ties away from zero where the target has no such conversion (32-bit Arm NEON):
+/// there, adding and subtracting 1.5 x 2^23 leaves the float's rounding (to even) at whole numbers.
+inline xsimd::batch<std::int32_t> round_to_int(Vec v) {
+#if XSIMD_WITH_NEON && !XSIMD_WITH_NEON64
+  const Vec magic(12582912.0f);
+  return xsimd::to_int((v + magic) - magic);
+#else
+  return xsimd::nearbyint_as_int(v);
+#endif
+}
+
 /// Copies n <= lanes floats as a few fixed-size moves (16, 8, 4, 2, 1 floats by the bits of n): a
 /// memcpy of a variable size is a library call, which cost more than the row of a narrow GEMM tile
 /// whose last columns it stored.
