@@ -4,6 +4,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <type_traits>
 
@@ -57,7 +58,7 @@ struct WorkloadInfo {
 /// Working memory a workload needs while it runs: planned into the working memory's arena for the
 /// duration of its step, so that no kernel allocates.
 struct ScratchSize {
-  std::size_t bytes = 0;
+  std::uint64_t bytes = 0;    ///< 64-bit, as the memory plan is: a 32-bit target's size_t could wrap
   std::size_t alignment = 1;  ///< at most the network's alignment (the largest of its backends')
 };
 

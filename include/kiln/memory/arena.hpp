@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "kiln/memory/allocator.hpp"
@@ -17,7 +18,12 @@ class AlignedBuffer {
   AlignedBuffer() = default;
   AlignedBuffer(std::uint64_t size, std::size_t alignment, detail::ErasedAllocator allocator = {})
       : size_(size), alignment_(alignment), allocator_(allocator) {
-    if (size == 0) return;
+    // On a 32-bit target a plan can ask for more than the address space holds: no buffer, rather
+    // than a truncated one.
+    if (size == 0 || size > std::numeric_limits<std::size_t>::max()) {
+      size_ = 0;
+      return;
+    }
     data_ = static_cast<std::byte*>(allocator_.allocate(static_cast<std::size_t>(size), alignment));
     if (data_ == nullptr) size_ = 0;
   }

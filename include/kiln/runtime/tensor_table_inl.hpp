@@ -138,7 +138,8 @@ KILN_INLINE Status TensorTable::allocate(WorkingMemory& memory, std::span<const 
     const ScratchSlot& scratch = scratch_[steps[s].scratch];
     auto address = view(scratch.memory, scratch.offset, scratch.bytes);
     if (!address) return address.status();
-    memory.scratch[s] = {static_cast<std::byte*>(*address), scratch.bytes};
+    // Inside an arena that was allocated, so within size_t.
+    memory.scratch[s] = {static_cast<std::byte*>(*address), static_cast<std::size_t>(scratch.bytes)};
   }
   memory.allocated = true;
   return Status::ok();

@@ -14,6 +14,10 @@ inline namespace KILN_NEON_ISA {
 template <class Op, DataType Type>
 struct Kernel : NotImplemented {};
 
+/// An extent, stride or padding as a signed index. On 32-bit targets std::ptrdiff_t is as wide as
+/// the uint32_t it comes from, and arithmetic or comparisons mixing the two would be unsigned.
+constexpr std::ptrdiff_t signed_extent(std::uint32_t v) noexcept { return static_cast<std::ptrdiff_t>(v); }
+
 /// Base of the Neon kernels: keeps the parameters; Float32 only. Its own class rather than
 /// ref::Float32Kernel<Op, NeonBackend>, so that every function a kernel uses is in the ISA namespace.
 template <class Op>

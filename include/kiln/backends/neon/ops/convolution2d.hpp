@@ -43,15 +43,18 @@ inline std::vector<std::ptrdiff_t> window_offsets(const TensorShape& x, const Te
                                                   const ops::Size2d& dilation, const ops::Padding2d& padding) {
   std::vector<std::ptrdiff_t> offsets;
   offsets.reserve(std::size_t{y[0]} * y[1] * y[2] * kh * kw);
-  for (std::ptrdiff_t n = 0; n < y[0]; ++n)
-    for (std::ptrdiff_t oy = 0; oy < y[1]; ++oy)
-      for (std::ptrdiff_t ox = 0; ox < y[2]; ++ox)
-        for (std::ptrdiff_t ky = 0; ky < kh; ++ky)
-          for (std::ptrdiff_t kx = 0; kx < kw; ++kx) {
-            const std::ptrdiff_t iy = oy * stride.height - padding.top + ky * dilation.height;
-            const std::ptrdiff_t ix = ox * stride.width - padding.left + kx * dilation.width;
-            const bool inside = iy >= 0 && iy < x[1] && ix >= 0 && ix < x[2];
-            offsets.push_back(inside ? ((n * x[1] + iy) * x[2] + ix) * std::ptrdiff_t{x[3]} : -1);
+  const std::ptrdiff_t height = signed_extent(x[1]), width = signed_extent(x[2]), channels = signed_extent(x[3]);
+  for (std::ptrdiff_t n = 0; n < signed_extent(y[0]); ++n)
+    for (std::ptrdiff_t oy = 0; oy < signed_extent(y[1]); ++oy)
+      for (std::ptrdiff_t ox = 0; ox < signed_extent(y[2]); ++ox)
+        for (std::ptrdiff_t ky = 0; ky < signed_extent(kh); ++ky)
+          for (std::ptrdiff_t kx = 0; kx < signed_extent(kw); ++kx) {
+            const std::ptrdiff_t iy =
+                oy * signed_extent(stride.height) - signed_extent(padding.top) + ky * signed_extent(dilation.height);
+            const std::ptrdiff_t ix =
+                ox * signed_extent(stride.width) - signed_extent(padding.left) + kx * signed_extent(dilation.width);
+            const bool inside = iy >= 0 && iy < height && ix >= 0 && ix < width;
+            offsets.push_back(inside ? ((n * height + iy) * width + ix) * channels : -1);
           }
   return offsets;
 }
@@ -137,26 +140,29 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
     RowTaps(const TensorShape& x, const TensorShape& y, std::uint32_t kh, std::uint32_t kw,
             const ops::Convolution2d::Params& p)
         : window(std::size_t{kw} * x[3]), kernel_width(kw) {
-      for (std::ptrdiff_t ox = 0; ox < y[2]; ++ox) {
-        const std::ptrdiff_t ix = ox * p.stride.width - p.padding.left;
-        if (ix < 0 || ix + kw > std::ptrdiff_t{x[2]}) straddling.push_back(ix);
-      }
+      const std::ptrdiff_t height = signed_extent(x[1]), width = signed_extent(x[2]), channels = signed_extent(x[3]);
+      const auto column = [&](std::ptrdiff_t ox) {
+        return ox * signed_extent(p.stride.width) - signed_extent(p.padding.left);
+      };
+      for (std::ptrdiff_t ox = 0; ox < signed_extent(y[2]); ++ox)
+        if (column(ox) < 0 || column(ox) + signed_extent(kw) > width) straddling.push_back(column(ox));
       offsets.reserve(std::size_t{y[0]} * y[1] * y[2] * kh);
-      for (std::ptrdiff_t n = 0; n < y[0]; ++n)
-        for (std::ptrdiff_t oy = 0; oy < y[1]; ++oy) {
+      for (std::ptrdiff_t n = 0; n < signed_extent(y[0]); ++n)
+        for (std::ptrdiff_t oy = 0; oy < signed_extent(y[1]); ++oy) {
           std::size_t edge = 0;  // index into `straddling` of the next border window of this row
-          for (std::ptrdiff_t ox = 0; ox < y[2]; ++ox) {
-            const std::ptrdiff_t ix = ox * p.stride.width - p.padding.left;
+          for (std::ptrdiff_t ox = 0; ox < signed_extent(y[2]); ++ox) {
+            const std::ptrdiff_t ix = column(ox);
             const bool straddles = edge < straddling.size() && straddling[edge] == ix;
-            for (std::ptrdiff_t ky = 0; ky < kh; ++ky) {
-              const std::ptrdiff_t iy = oy * p.stride.height - p.padding.top + ky * p.dilation.height;
-              const std::ptrdiff_t input_row = n * x[1] + iy;
-              if (iy < 0 || iy >= x[1])
+            for (std::ptrdiff_t ky = 0; ky < signed_extent(kh); ++ky) {
+              const std::ptrdiff_t iy = oy * signed_extent(p.stride.height) - signed_extent(p.padding.top) +
+                                        ky * signed_extent(p.dilation.height);
+              const std::ptrdiff_t input_row = n * height + iy;
+              if (iy < 0 || iy >= height)
                 offsets.push_back(-1);
               else if (straddles)
                 offsets.push_back(-2 - static_cast<std::ptrdiff_t>((input_row * straddling.size() + edge) * window));
               else
-                offsets.push_back((input_row * x[2] + ix) * std::ptrdiff_t{x[3]});
+                offsets.push_back((input_row * width + ix) * channels);
             }
             if (straddles) ++edge;
           }
@@ -175,7 +181,7 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
         for (const std::ptrdiff_t ix : straddling) {
           for (std::ptrdiff_t kx = 0; kx < kernel_width; ++kx) {
             float* to = out + kx * channels;
-            if (ix + kx >= 0 && ix + kx < std::ptrdiff_t{x[2]})
+            if (ix + kx >= 0 && ix + kx < signed_extent(x[2]))
               std::memcpy(to, input + (row * x[2] + ix + kx) * channels, channels * sizeof(float));
             else
               std::memset(to, 0, channels * sizeof(float));

@@ -162,7 +162,7 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
     const Vec lo(epilogue_.min), hi(epilogue_.max), bias = load(&bias_[c]);
     // Any window: the taps inside the input, found per pixel.
     auto border_pixel = [&](std::ptrdiff_t ox) {
-      const std::ptrdiff_t x0 = ox * sw - std::ptrdiff_t{params_.padding.left};
+      const std::ptrdiff_t x0 = ox * sw - static_cast<std::ptrdiff_t>(params_.padding.left);
       const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
       Vec acc = bias;
       for (std::ptrdiff_t ky = ky0; ky < ky1; ++ky)
@@ -177,7 +177,9 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
       for (std::size_t t = 0; t < K * K; ++t) w[t] = load(&weights_[t * channels + c]);
       return [&, w](std::ptrdiff_t ox) {
         const float* window =
-            x + (y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
+            x +
+            (y0 * width + ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left)) * channels +
+            c;
         Vec acc = bias;
 #pragma GCC unroll 5
         for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
@@ -256,7 +258,7 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     const std::ptrdiff_t width = xs[2], channels = xs[3], kw = kernel_.width, dh = params_.dilation.height,
                          dw = params_.dilation.width;
     const std::size_t count = std::min<std::size_t>(lanes, xs[3] - c);
-    const std::ptrdiff_t x0 = ox * params_.stride.width - std::ptrdiff_t{params_.padding.left};
+    const std::ptrdiff_t x0 = ox * params_.stride.width - static_cast<std::ptrdiff_t>(params_.padding.left);
     const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
     const auto zero_point = Int8Dot::splat(zero_point_);
     auto acc = Int8Dot::load(&bias_[c]);
@@ -284,7 +286,10 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
       for (std::size_t t = 0; t < K * K; ++t) w[t] = Int8Dot::load(&weights_[t * padded_channels_ + c]);
       return [&, w, folded_bias = Int8Dot::load(&folded_bias_[c])](std::ptrdiff_t ox) {
         const std::uint8_t* window =
-            x + (rows.y0 * width + ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left}) * channels + c;
+            x +
+            (rows.y0 * width + ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left)) *
+                channels +
+            c;
         auto acc = folded_bias;
 #pragma GCC unroll 5
         for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
@@ -314,10 +319,10 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     const std::ptrdiff_t width = xs[2], channels = xs[3], row = width * channels;
     const WindowRows rows = window_rows(oy, xs[1]);
     // The input byte under output byte 0's first tap (for the taps inside the input).
-    const std::uint8_t* taps = x + (rows.y0 * width - std::ptrdiff_t{params_.padding.left}) * channels;
+    const std::uint8_t* taps = x + (rows.y0 * width - static_cast<std::ptrdiff_t>(params_.padding.left)) * channels;
     // Border: std::true_type for a pixel whose window may cross the input's edge.
     auto pixel = [&]<class Border>(std::ptrdiff_t ox, Border) {
-      const std::ptrdiff_t x0 = ox * std::ptrdiff_t{Stride} - std::ptrdiff_t{params_.padding.left};
+      const std::ptrdiff_t x0 = ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left);
       const TapsInside inside{rows.ky0, rows.ky1, first_tap(x0, 1), end_tap(x0, 1, K, width)};
       for (std::ptrdiff_t c = 0; c < channels; c += block)
         quad_block<K, Quads, Border::value>(taps + ox * std::ptrdiff_t{Stride} * channels + c, y + ox * channels + c,

@@ -28,12 +28,14 @@ void for_each_window(const ops::Pooling2d::Params& params, const TensorShape& xs
       std::size_t{ys[0]} * ys[1],
       [&](std::size_t row) {
         const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
-        const std::ptrdiff_t y0 = oy * p.stride.height - p.padding.top;
-        const std::ptrdiff_t y_end = std::min<std::ptrdiff_t>(y0 + p.window.height, height + p.padding.bottom);
+        const std::ptrdiff_t y0 = oy * signed_extent(p.stride.height) - signed_extent(p.padding.top);
+        const std::ptrdiff_t y_end =
+            std::min(y0 + signed_extent(p.window.height), height + signed_extent(p.padding.bottom));
         const std::ptrdiff_t iy0 = std::max<std::ptrdiff_t>(y0, 0), iy1 = std::min(y_end, height);
-        for (std::ptrdiff_t ox = 0; ox < ys[2]; ++ox) {
-          const std::ptrdiff_t x0 = ox * p.stride.width - p.padding.left;
-          const std::ptrdiff_t x_end = std::min<std::ptrdiff_t>(x0 + p.window.width, width + p.padding.right);
+        for (std::ptrdiff_t ox = 0; ox < signed_extent(ys[2]); ++ox) {
+          const std::ptrdiff_t x0 = ox * signed_extent(p.stride.width) - signed_extent(p.padding.left);
+          const std::ptrdiff_t x_end =
+              std::min(x0 + signed_extent(p.window.width), width + signed_extent(p.padding.right));
           const std::ptrdiff_t ix0 = std::max<std::ptrdiff_t>(x0, 0), ix1 = std::min(x_end, width);
           const std::ptrdiff_t divisor = p.count_include_pad ? (y_end - y0) * (x_end - x0) : (iy1 - iy0) * (ix1 - ix0);
           per_pixel(row * ys[2] + ox, PoolingWindow{n, iy0, iy1, ix0, ix1, divisor});

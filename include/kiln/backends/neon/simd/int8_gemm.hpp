@@ -314,8 +314,8 @@ inline void int8_gemm(Context& context, const Int8Rows& a, std::size_t m, const 
   const std::size_t tasks = spread * panel_blocks, task_cost = int8_mr * panel_block * int8_nr * b.k() / 4;
   // Rows that are already what the kernel reads (bytes the instruction takes unshifted: unsigned
   // ones for vpdpbusd, signed ones for sdot; one tap, K whole steps) are read in place.
-  const bool direct = sizeof(AValue) == 1 && Int8Dot::offset(b.signed_input()) == 0 && a.runs == nullptr &&
-                      b.k() % Int8Dot::depth == 0;
+  const bool direct =
+      sizeof(AValue) == 1 && Int8Dot::offset(b.signed_input()) == 0 && a.runs == nullptr && b.k() % Int8Dot::depth == 0;
   context.parallel_for(
       tasks,
       [&](std::size_t task, unsigned thread) {

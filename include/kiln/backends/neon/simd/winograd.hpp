@@ -144,7 +144,8 @@ class Winograd3x3 {
     for (std::ptrdiff_t i = 0; i < 4; ++i)
       for (std::ptrdiff_t j = 0; j < 4; ++j) {
         const std::ptrdiff_t iy = y0 + i, ix = x0 + j;
-        if (iy >= 0 && iy < xs[1] && ix >= 0 && ix < xs[2]) at[i * 4 + j] = x + ((n * xs[1] + iy) * xs[2] + ix) * in_;
+        if (iy >= 0 && iy < signed_extent(xs[1]) && ix >= 0 && ix < signed_extent(xs[2]))
+          at[i * 4 + j] = x + ((n * xs[1] + iy) * xs[2] + ix) * in_;
       }
     for (std::size_t c = 0; c < in_; c += lanes) {
       const std::size_t count = std::min(lanes, in_ - c);
@@ -164,7 +165,7 @@ class Winograd3x3 {
   void transform_output(const float* m, std::size_t stride, const TensorShape& ys, std::size_t tile, float* y,
                         const Epilogue& epilogue, Activation activation) const {
     const auto [n, oy, ox] = origin(ys, tile);
-    const bool second_row = oy + 1 < ys[1], second_column = ox + 1 < ys[2];
+    const bool second_row = oy + 1 < signed_extent(ys[1]), second_column = ox + 1 < signed_extent(ys[2]);
     float* out = y + ((n * ys[1] + oy) * ys[2] + ox) * out_;
     const std::size_t row_stride = std::size_t{ys[2]} * out_;
     const Vec lo(epilogue.min), hi(epilogue.max);
