@@ -15,7 +15,6 @@ case "$arch" in
   *) echo "tools/arm_sysroot.sh: $arch is not arm64 or armhf" >&2; exit 2 ;;
 esac
 sysroot=cross/sysroot-$arch
-[ -f "$sysroot/.complete" ] && exit 0
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -36,6 +35,7 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends $missing
 fi
 
+[ -f "$sysroot/.complete" ] && exit 0
 rm -rf "$sysroot" && mkdir -p "$sysroot/debs"
 packages=""
 for package in $target_packages; do packages="$packages $package:$arch"; done
