@@ -401,6 +401,12 @@ struct Int8Dot {
 struct Int8Dot {
   static constexpr std::size_t lanes = 4;
   using Acc = int32x4_t;
+  /// One step's activations of a row (4 bytes) in every lane.
+  static int32x4_t word_in_every_lane(const void* a) {
+    std::int32_t v;
+    std::memcpy(&v, a, sizeof v);
+    return vdupq_n_s32(v);
+  }
 #if defined(__ARM_FEATURE_DOTPROD)
   static constexpr std::string_view name = "neon dotprod: sdot";
   static constexpr std::size_t depth = 4;
@@ -410,11 +416,7 @@ struct Int8Dot {
   using BVec = int8x16_t;
   static constexpr std::int32_t offset(bool signed_input) { return signed_input ? 0 : -128; }
   static BVec load_b(const void* p) { return vld1q_s8(static_cast<const std::int8_t*>(p)); }
-  static Broadcast broadcast(const void* a) {
-    std::int32_t v;
-    std::memcpy(&v, a, sizeof v);
-    return vreinterpretq_s8_s32(vdupq_n_s32(v));
-  }
+  static Broadcast broadcast(const void* a) { return vreinterpretq_s8_s32(word_in_every_lane(a)); }
   static Acc madd(Acc acc, Broadcast a, BVec b) { return vdotq_s32(acc, a, b); }
   /// dst[i] = src[i] + offset: an unsigned byte less 128 is its top bit flipped.
   static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
@@ -433,11 +435,7 @@ struct Int8Dot {
   using BVec = int16x8_t;
   static constexpr std::int32_t offset(bool) { return 0; }
   static BVec load_b(const void* p) { return vld1q_s16(static_cast<const std::int16_t*>(p)); }
-  static Broadcast broadcast(const void* a) {
-    std::int32_t v;
-    std::memcpy(&v, a, sizeof v);
-    return vreinterpretq_s16_s32(vdupq_n_s32(v));
-  }
+  static Broadcast broadcast(const void* a) { return vreinterpretq_s16_s32(word_in_every_lane(a)); }
   static Acc madd(Acc acc, Broadcast a, BVec b) { return vpadalq_s16(acc, vmulq_s16(a, b)); }
   static void convert(const std::uint8_t* src, AValue* dst, std::size_t n, bool signed_input) {
     std::size_t i = 0;
@@ -471,8 +469,18 @@ struct Int8Dot {
   static constexpr std::size_t pair_column(std::size_t j) { return j; }
   /// Requantizes the columns of a and b and stores the first `count` (1..8).
   static void store_pair(Acc a, Acc b, const Int8OutputStage& s, std::uint8_t* out, std::size_t count) {
-    const uint8x8_t bytes = vmovn_u16(
-        vreinterpretq_u16_s16(vcombine_s16(vmovn_s32(requantize(a, s, 0)), vmovn_s32(requantize(b, s, lanes)))));
+    store_first(low_bytes(requantize(a, s, 0), requantize(b, s, lanes)), out, count);
+  }
+  /// Stores the low byte of the first `count` lanes.
+  static void store_bytes(Acc values, std::uint8_t* out, std::size_t count) {
+    store_first(low_bytes(values, values), out, count);
+  }
+  /// The low byte of each lane of a, then of b.
+  static uint8x8_t low_bytes(Acc a, Acc b) {
+    return vmovn_u16(vreinterpretq_u16_s16(vcombine_s16(vmovn_s32(a), vmovn_s32(b))));
+  }
+  /// Stores the first `count` (up to 8) bytes.
+  static void store_first(uint8x8_t bytes, std::uint8_t* out, std::size_t count) {
     if (count == 2 * lanes) {
       vst1_u8(out, bytes);
       return;
@@ -480,12 +488,6 @@ struct Int8Dot {
     std::uint8_t tail[2 * lanes];
     vst1_u8(tail, bytes);
     std::memcpy(out, tail, count);
-  }
-  /// Stores the low byte of the first `count` lanes.
-  static void store_bytes(Acc values, std::uint8_t* out, std::size_t count) {
-    std::int32_t lane[lanes];
-    vst1q_s32(lane, values);
-    for (std::size_t j = 0; j < count; ++j) out[j] = static_cast<std::uint8_t>(lane[j]);
   }
   /// The 4 columns' outputs, one in each lane.
   static Acc requantize(Acc acc, const Int8OutputStage& s, std::size_t column) {
