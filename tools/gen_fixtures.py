@@ -398,12 +398,63 @@ def resize():
     return f
 
 
+def float16():
+    """Float16 cases: inputs rounded to float16, computed by torch in float32, the output rounded
+    to float16 -- what a Float16 layer computes (decision 0019). Tensors hold the halves' values."""
+    f = FixtureFile("float16")
+    rng = np.random.default_rng(20261205)
+
+    def half(*shape, low=-1.0, high=1.0):
+        return rng.uniform(low, high, size=shape).astype(np.float16).astype(np.float32)
+
+    def rounded(y):
+        return np.asarray(y, dtype=np.float32).astype(np.float16).astype(np.float32)
+
+    # (name, H, W, C, O, K, stride, pads(top, bottom, left, right))
+    for name, h, w, c, o, k, stride, pads in [("conv_3x3_pad", 9, 8, 5, 7, 3, 1, (1, 1, 1, 1)),
+                                              ("conv_stride2_asym", 11, 10, 3, 8, 3, 2, (0, 1, 1, 0)),
+                                              ("conv_1x1", 6, 5, 17, 19, 1, 1, (0, 0, 0, 0)),
+                                              ("conv_3x3_wide", 12, 12, 16, 24, 3, 1, (1, 1, 1, 1))]:
+        x, weights, bias = half(1, h, w, c), half(o, k, k, c), half(o)
+        top, bottom, left, right = pads
+        y = F.conv2d(F.pad(nchw(x), (left, right, top, bottom)), t(weights).permute(0, 3, 1, 2), t(bias),
+                     stride=stride)
+        f.case(name, dict(stride=(stride, stride), padding=pads), input=x, weights=weights, bias=bias,
+               output=rounded(nhwc(y)))
+    for name, h, w, c, stride in [("depthwise_3x3", 7, 6, 9, 1), ("depthwise_stride2", 9, 9, 21, 2)]:
+        x, weights, bias = half(1, h, w, c), half(1, 3, 3, c), half(c)
+        y = F.conv2d(F.pad(nchw(x), (1, 1, 1, 1)), t(weights[0]).permute(2, 0, 1).unsqueeze(1), t(bias),
+                     stride=stride, groups=c)
+        f.case(name, dict(stride=(stride, stride), padding=(1, 1, 1, 1)), input=x, weights=weights, bias=bias,
+               output=rounded(nhwc(y)))
+    x, weights, bias = half(3, 37), half(11, 37), half(11)
+    f.case("fully_connected", {}, input=x, weights=weights, bias=bias,
+           output=rounded(F.linear(t(x), t(weights), t(bias)).numpy()))
+    x = half(1, 9, 7, 6)
+    f.case("max_pool_3x3_s2", dict(kind=0, window=(3, 3), stride=(2, 2), padding=(1, 1, 1, 1)), input=x,
+           output=rounded(nhwc(F.max_pool2d(nchw(x), 3, 2, 1))))
+    f.case("avg_pool_3x3", dict(kind=1, window=(3, 3), stride=(1, 1), padding=(1, 1, 1, 1)), input=x,
+           output=rounded(nhwc(F.avg_pool2d(nchw(x), 3, 1, 1, count_include_pad=False))))
+    a, b = half(3, 17), half(17)
+    f.case("add_row", dict(operation=0), a=a, b=b, output=rounded((t(a) + t(b)).numpy()))
+    a, b = half(2, 1, 4), half(3, 1)
+    f.case("mul_both_ways", dict(operation=2), a=a, b=b, output=rounded((t(a) * t(b)).numpy()))
+    x = half(1, 67, low=-8, high=8)
+    for name, function, a_, b_, fn in [("relu6", 1, 6, 0, lambda v: F.hardtanh(v, 0, 6)), ("sigmoid", 4, 0, 0, torch.sigmoid),
+                                       ("tanh", 5, 0, 0, torch.tanh), ("hard_swish", 7, 0, 0, F.hardswish)]:
+        f.case(name, dict(function=function, a=a_, b=b_), input=x, output=rounded(fn(t(x)).numpy()))
+    for name, shape, axis in [("softmax_last", (3, 10), -1), ("softmax_middle", (2, 5, 3), 1)]:
+        x = half(*shape, low=-5, high=5)
+        f.case(name, dict(axis=axis), input=x, output=rounded(torch.softmax(t(x), axis).numpy()))
+    return f
+
+
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures")
     os.makedirs(folder, exist_ok=True)
     files = [convolution2d(), depthwise_convolution2d(), transpose_convolution2d(), fully_connected(), batch_mat_mul(),
              pooling2d(), activation(), softmax(), elementwise_binary(), elementwise_unary(), batch_normalization(),
-             resize()] + data_movement()
+             resize()] + data_movement() + [float16()]
     for f in files:
         f.write(folder)
     print(f"wrote {len(files)} fixture files to {folder}")

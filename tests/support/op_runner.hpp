@@ -90,10 +90,28 @@ struct TestTensor {
     }
     return v;
   }
+  /// The elements of a Float32 tensor, or of a Float16 one widened.
   std::vector<float> floats() const {
+    if (info.type == DataType::Float16) {
+      std::vector<Half> halves(bytes.size() / sizeof(Half));
+      if (!halves.empty()) std::memcpy(halves.data(), bytes.data(), bytes.size());
+      std::vector<float> v;
+      for (Half h : halves) v.push_back(half_to_float(h));
+      return v;
+    }
     std::vector<float> v(bytes.size() / sizeof(float));
     if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
     return v;
+  }
+  /// A Float32 tensor's elements rounded to Float16 (float_to_half); any other tensor as it is.
+  TestTensor to_float16() const {
+    if (info.type != DataType::Float32) return *this;
+    std::vector<Half> halves;
+    for (float v : floats()) halves.push_back(float_to_half(v));
+    TestTensor t =
+        make(TensorInfo{info.shape, DataType::Float16, info.quantization}, halves.data(), halves.size() * sizeof(Half));
+    t.constant = constant;
+    return t;
   }
 };
 
@@ -239,11 +257,56 @@ inline TestTensor random_q8(TensorShape shape, DataType type, QuantizationInfo q
   return TestTensor::q8(shape, type, std::move(quantization), values);
 }
 
-/// Runs an op on Backend with one thread and with three, and on RefBackend: the outputs must be
-/// bit-identical across thread counts and within tolerance of RefBackend's.
+/// Whether Backend has a workload of its own for Op in `type` (compiled from the headers or taken
+/// from a library): the Float16 cases below compare only the backends that claim the type.
+template <class Op, class Backend>
+bool has_own_workload(DataType type) {
+  for (const WorkloadEntry& entry : kiln::detail::own_entries<Backend, OpSet<Op>>(ops::op_index_v<Op>))
+    if (entry.data_type == type) return true;
+  return false;
+}
+
 template <class Op, class Backend>
 void check_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol = 1e-5,
-                       double atol = 1e-5, const std::vector<ops::OutputType>& output_types = {}) {
+                       double atol = 1e-5, const std::vector<ops::OutputType>& output_types = {});
+
+/// The Float32 case of check_against_ref again in Float16, when Backend runs Op in Float16 itself:
+/// every Float32 input rounded to Float16. RefBackend's Float16 result is its Float32 result on the
+/// same halves, rounded (decision 0019), so Backend's may differ from it by the Float32 tolerance
+/// and by one Float16 rounding step (2^-10 relative, 2^-24 absolute below the normal range).
+template <class Op, class Backend>
+void check_float16_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol,
+                               double atol) {
+  if (!has_own_workload<Op, Backend>(DataType::Float16)) return;
+  std::vector<TestTensor> halves;
+  for (const TestTensor& t : inputs) halves.push_back(t.to_float16());
+  auto expected = run_op<Op, RefBackend>(params, halves);
+  if (!expected) FAIL("RefBackend in Float16: " << expected.status().message());
+  std::string_view owner;
+  auto one_thread = run_op<Op, Backend>(params, halves, 1, &owner);
+  // A backend without a fallback (ClBackend) whose Float16 workload refuses this case fails it.
+  if (!one_thread && one_thread.status().code() == ErrorCode::Unsupported) return;
+  auto three_threads = run_op<Op, Backend>(params, halves, 3);
+  INFO("backend " << Backend::id << " in Float16");
+  if (!one_thread) FAIL(one_thread.status().message());
+  if (!three_threads) FAIL(three_threads.status().message());
+  if (owner != Backend::id) return;  // its Float16 workload refused this case (test_float16 pins the ones it must run)
+  REQUIRE(one_thread->size() == expected->size());
+  for (std::size_t i = 0; i < expected->size(); ++i) {
+    INFO("output " << i);
+    CHECK((*one_thread)[i].info.type == (*expected)[i].info.type);
+    const bool same_bytes_for_1_and_3_threads = (*one_thread)[i].bytes == (*three_threads)[i].bytes;
+    CHECK(same_bytes_for_1_and_3_threads);
+    check_close((*one_thread)[i], (*expected)[i], rtol + 1.0 / 1024, atol + 0x1p-24);
+  }
+}
+
+/// Runs an op on Backend with one thread and with three, and on RefBackend: the outputs must be
+/// bit-identical across thread counts and within tolerance of RefBackend's. A Float32 case runs
+/// in Float16 too (check_float16_against_ref).
+template <class Op, class Backend>
+void check_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol,
+                       double atol, const std::vector<ops::OutputType>& output_types) {
   auto expected = run_op<Op, RefBackend>(params, inputs, 0, nullptr, output_types);
   if (!expected) FAIL(expected.status().message());
   std::string_view owner;
@@ -261,6 +324,10 @@ void check_against_ref(const typename Op::Params& params, const std::vector<Test
     CHECK(same_bytes_for_1_and_3_threads);
     check_close((*one_thread)[i], (*expected)[i], rtol, atol);
   }
+  const bool float32_case = output_types.empty() && std::ranges::any_of(inputs, [](const TestTensor& t) {
+                              return t.info.type == DataType::Float32;
+                            });
+  if (float32_case) check_float16_against_ref<Op, Backend>(params, inputs, rtol, atol);
 }
 
 }  // namespace kiln::test

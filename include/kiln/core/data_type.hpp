@@ -69,6 +69,10 @@ struct element_type<DataType::Float32> {
   using type = float;
 };
 template <>
+struct element_type<DataType::Float16> {
+  using type = std::uint16_t;  ///< the bits of an IEEE binary16 (kiln::Half, core/half.hpp)
+};
+template <>
 struct element_type<DataType::Signed32> {
   using type = std::int32_t;
 };

@@ -11,6 +11,7 @@
 #include "kiln/ops/activation.hpp"
 #include "kiln/ops/batch_mat_mul.hpp"
 #include "kiln/ops/batch_normalization.hpp"
+#include "kiln/ops/cast.hpp"
 #include "kiln/ops/concat.hpp"
 #include "kiln/ops/constant.hpp"
 #include "kiln/ops/convolution2d.hpp"
@@ -48,7 +49,7 @@ concept OpDescriptor = requires(const typename Op::Params& params, std::span<con
 namespace ops {
 
 /// Every op, alphabetical. Adding an op adds one line here.
-using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Concat, Constant, Convolution2d,
+using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Cast, Concat, Constant, Convolution2d,
                          DepthwiseConvolution2d, Dequantize, ElementwiseBinary, ElementwiseUnary, FullyConnected,
                          Gather, Input, MemCopy, Output, Pad, Pooling2d, Quantize, Reduce, Requantize, Reshape, Resize,
                          Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;

@@ -10,34 +10,13 @@
 #include <limits>
 
 #include "importer.hpp"
+#include "kiln/core/half.hpp"
 
 namespace kiln::onnx {
 namespace detail {
 namespace {
 
 constexpr std::uint64_t max_constant_elements = std::uint64_t{1} << 31;
-
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h >> 15) << 31;
-  std::uint32_t exponent = (h >> 10) & 0x1f;
-  std::uint32_t mantissa = h & 0x3ff;
-  std::uint32_t bits;
-  if (exponent == 0x1f)
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  else if (exponent != 0)
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  else if (mantissa == 0)
-    bits = sign;
-  else {  // subnormal: normalise
-    exponent = 113;
-    while ((mantissa & 0x400) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    bits = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
-  }
-  return std::bit_cast<float>(bits);
-}
 
 std::size_t onnx_element_size(std::int32_t type) {
   switch (type) {

@@ -6,6 +6,7 @@
 #include "kiln/backends/neon/ops/activation.hpp"
 #include "kiln/backends/neon/ops/batch_mat_mul.hpp"
 #include "kiln/backends/neon/ops/batch_normalization.hpp"
+#include "kiln/backends/neon/ops/cast.hpp"
 #include "kiln/backends/neon/ops/concat.hpp"
 #include "kiln/backends/neon/ops/convolution2d.hpp"
 #include "kiln/backends/neon/ops/depthwise_convolution2d.hpp"
@@ -22,3 +23,5 @@
 #include "kiln/backends/neon/ops/strided_slice.hpp"
 #include "kiln/backends/neon/ops/transpose.hpp"
 #include "kiln/backends/neon/ops/transpose_convolution2d.hpp"
+// After every op: Float16 runs the Float32 kernels above.
+#include "kiln/backends/neon/float16.hpp"

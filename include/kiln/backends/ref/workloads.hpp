@@ -5,6 +5,7 @@
 #include "kiln/backends/ref/ops/activation.hpp"
 #include "kiln/backends/ref/ops/batch_mat_mul.hpp"
 #include "kiln/backends/ref/ops/batch_normalization.hpp"
+#include "kiln/backends/ref/ops/cast.hpp"
 #include "kiln/backends/ref/ops/concat.hpp"
 #include "kiln/backends/ref/ops/convolution2d.hpp"
 #include "kiln/backends/ref/ops/depthwise_convolution2d.hpp"
@@ -24,3 +25,5 @@
 #include "kiln/backends/ref/ops/strided_slice.hpp"
 #include "kiln/backends/ref/ops/transpose.hpp"
 #include "kiln/backends/ref/ops/transpose_convolution2d.hpp"
+// After every op: Float16 runs the Float32 workloads above.
+#include "kiln/backends/ref/float16.hpp"

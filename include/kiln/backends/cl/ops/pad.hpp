@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend Pad: constant, reflect, symmetric and edge modes (kernels/data_movement.cl); Float32 and
+// ClBackend Pad: constant, reflect, symmetric and edge modes (kernels/data_movement.cl); Float32, Float16 and
 // 8-bit quantised elements alike, as bytes.
 #pragma once
 
@@ -27,7 +27,7 @@ class PadBytes : public Kernel<ops::Pad> {
     made->out_dims_ = dims6(info.outputs[0].shape);
     made->before_ = strides6(before, xs.rank());
     made->x_strides_ = strides6(ref::strides_of(xs), xs.rank());
-    // The kernel takes the element as a uint and narrows it to ELEMENT: the float's bits, or the byte.
+    // The kernel takes the element as a uint and narrows it to ELEMENT: the float's bits, the half's, or the byte.
     const auto element = pad_element(info);
     if (size_of(info.outputs[0].type) == 1)
       made->fill_ = std::to_integer<cl_uint>(element[0]);

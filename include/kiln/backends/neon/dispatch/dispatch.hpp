@@ -88,12 +88,24 @@ inline bool cpu_has_avx512_vnni() {
 #endif
 }
 
-/// x86-64's sets, widest first, as xsimd finds them (and VNNI as the CPU reports it).
+/// Whether this CPU has F16C (vcvtph2ps, vcvtps2ph), which the AVX2 and AVX-512 sets' Float16
+/// conversions use and xsimd 8.1 does not detect. Every CPU with AVX2 has it, but it is a CPUID bit
+/// of its own.
+inline bool cpu_has_f16c() {
+#if defined(__GNUC__)
+  return __builtin_cpu_supports("f16c");
+#else
+  return false;
+#endif
+}
+
+/// x86-64's sets, widest first, as xsimd finds them (and VNNI and F16C as the CPU reports them).
 inline std::array<Candidate, 4> candidates() {
   const auto cpu = xsimd::available_architectures();
-  return {{{"avx512vnni", cpu.avx512bw != 0 && cpu_has_avx512_vnni(), &isa_kernels<avx512vnni>},
-           {"avx512", cpu.avx512bw != 0, &isa_kernels<avx512>},
-           {"avx2", cpu.fma3_avx2 != 0, &isa_kernels<avx2>},
+  const bool f16c = cpu_has_f16c();
+  return {{{"avx512vnni", cpu.avx512bw != 0 && f16c && cpu_has_avx512_vnni(), &isa_kernels<avx512vnni>},
+           {"avx512", cpu.avx512bw != 0 && f16c, &isa_kernels<avx512>},
+           {"avx2", cpu.fma3_avx2 != 0 && f16c, &isa_kernels<avx2>},
            {"sse2", cpu.sse2 != 0, &isa_kernels<sse2>}}};
 }
 #endif

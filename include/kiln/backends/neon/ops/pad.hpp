@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon Pad: the input copied into the middle, then the borders of one dimension at a time, innermost
 // first, each border slab filled or copied whole from the slab it mirrors (every mode, each element
-// once). Float32 and 8-bit quantised elements alike: it moves bytes.
+// once). Float32, Float16 and 8-bit quantised elements alike: it moves bytes.
 #pragma once
 
 #include <algorithm>
@@ -39,7 +39,7 @@ class PadBytes {
     if (element_ == 1) {
       std::memset(target, std::to_integer<int>(fill_[0]), count);
     } else {
-      for (std::uint64_t i = 0; i < count; ++i) std::memcpy(target + i * 4, fill_.data(), 4);
+      for (std::uint64_t i = 0; i < count; ++i) std::memcpy(target + i * element_, fill_.data(), element_);
     }
   }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference Pad: each output coordinate mapped back into the input, or to the constant; Float32
-// and 8-bit quantised elements alike, as bytes.
+// Reference Pad: each output coordinate mapped back into the input, or to the constant; Float32,
+// Float16 and 8-bit quantised elements alike, as bytes.
 #pragma once
 
 #include <cstring>

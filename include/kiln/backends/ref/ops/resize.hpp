@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reference Resize: every output pixel samples the input at its transformed coordinates. Nearest
-// moves elements, so it also runs on 8-bit quantised tensors; bilinear is Float32.
+// moves elements, so it also runs on Float16 and 8-bit quantised tensors; bilinear computes in
+// Float32 (Float16 widened, its result rounded back).
 #pragma once
 
 #include <algorithm>
@@ -17,7 +18,9 @@ namespace ref {
 class ResizeKernel {
  public:
   explicit ResizeKernel(const WorkloadInfo<ops::Resize>& info) : params_(info.params) {}
-  static Status is_supported(const WorkloadInfo<ops::Resize>& info) { return check_resize_types(info); }
+  static Status is_supported(const WorkloadInfo<ops::Resize>& info) {
+    return info.inputs[0].type == DataType::Float16 ? Status::ok() : check_resize_types(info);
+  }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& xs = in[0].info.shape;
@@ -40,8 +43,16 @@ class ResizeKernel {
                         channels * element);
             continue;
           }
-          const float* x = floats(in[0]);
-          float* yp = floats(out[0]) + y_pixel;
+          const bool half = in[0].info.type == DataType::Float16;
+          auto x = [&](std::int64_t i) {
+            return half ? half_to_float(static_cast<const Half*>(in[0].data)[i]) : floats(in[0])[i];
+          };
+          auto store = [&](std::uint32_t c, float value) {
+            if (half)
+              static_cast<Half*>(out[0].data)[y_pixel + c] = float_to_half(value);
+            else
+              floats(out[0])[y_pixel + c] = value;
+          };
           const double cy = std::clamp(sy, 0.0, double(xs[1] - 1));
           const double cx = std::clamp(sx, 0.0, double(xs[2] - 1));
           const auto y0 = static_cast<std::int64_t>(std::floor(cy)), x0 = static_cast<std::int64_t>(std::floor(cx));
@@ -49,9 +60,9 @@ class ResizeKernel {
                              x1 = std::min<std::int64_t>(x0 + 1, xs[2] - 1);
           const double fy = cy - y0, fx = cx - x0;
           for (std::uint32_t c = 0; c < channels; ++c) {
-            const double top = x[pixel(n, y0, x0) + c] * (1 - fx) + x[pixel(n, y0, x1) + c] * fx;
-            const double bottom = x[pixel(n, y1, x0) + c] * (1 - fx) + x[pixel(n, y1, x1) + c] * fx;
-            yp[c] = static_cast<float>(top * (1 - fy) + bottom * fy);
+            const double top = x(pixel(n, y0, x0) + c) * (1 - fx) + x(pixel(n, y0, x1) + c) * fx;
+            const double bottom = x(pixel(n, y1, x0) + c) * (1 - fx) + x(pixel(n, y1, x1) + c) * fx;
+            store(c, static_cast<float>(top * (1 - fy) + bottom * fy));
           }
         }
   }
