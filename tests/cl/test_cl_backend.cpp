@@ -266,6 +266,24 @@ TEST_CASE("A network split across ClBackend and the CPU backends gets copies and
                              Catch::Contains("x to cl (MemCopy host -> device)") &&
                              Catch::Contains("softmax to host (MemCopy device -> host)"));
   }
+  SECTION("In Float16: ClBackend has no Float16 kernels, says so, and RefBackend runs those layers") {
+    const OptimizerOptions float16{.reduce_float32_to_float16 = true};
+    const auto expected16 = run_with(std::type_identity<Runtime<RefBackend>>{}, float16, nullptr);
+    check_close(expected16, expected, 1e-2);  // one Float16 rounding of the inputs, weights and each layer
+    CHECK(run_with(std::type_identity<ClRuntime>{}, float16, &printout) == expected16);
+    CHECK_THAT(printout, Catch::Contains("conv (Convolution2d) Float16 [1, 6, 6, 4] -> CpuRef (Float16); "
+                                         "GpuAcc: no Float16 workload"));
+    // ClBackend alone runs no Cast, so no layer can become Float16: the network stays Float32.
+    Network alone;
+    auto x = alone.add_input(0, {{1, 6, 6, 3}}, "x");
+    auto w = alone.add_constant<float>({{4, 1, 1, 3}}, std::vector<float>(12, 0.5f), "w");
+    alone.add_output(0, alone.add<ops::Convolution2d>({}, {x, w}, "conv"), "y");
+    auto on_cl = optimize<ClBackend, RefBackend>(
+        std::move(alone), {.backend_preferences = {"GpuAcc"}, .reduce_float32_to_float16 = true});
+    REQUIRE(on_cl);
+    CHECK_THAT(on_cl->to_string(),
+               Catch::Contains("conv (Convolution2d) Float32 [1, 6, 6, 4] -> GpuAcc") && !Catch::Contains("(Cast)"));
+  }
 #if KILN_WITH_NEON
   SECTION("Cl, Neon and Ref: the Gather on Ref, whose workload NeonBackend would only inherit") {
     using Three = Runtime<ClBackend, NeonBackend, RefBackend>;

@@ -754,3 +754,69 @@ TEST_CASE("An OpSet limits the ops a Runtime compiles and accepts", "[optimizer]
   static_assert(
       std::same_as<Runtime<RefBackend>::OptimizedNetworkType, Runtime<AllOps, RefBackend>::OptimizedNetworkType>);
 }
+
+namespace {
+/// x [1, 2, 2, 1] -> conv 1x1 (w = {0.1, 3}, b = {1/3, -1}) -> y; and the convolution quantised
+/// (scale 0.5, zero point 128) and dequantized -> q, a layer that stays Float32.
+Network float16_candidate() {
+  Network net;
+  auto x = net.add_input(0, {{1, 2, 2, 1}}, "x");
+  auto w = net.add_constant<float>({{2, 1, 1, 1}}, std::vector<float>{0.1f, 3.0f}, "w");
+  auto b = net.add_constant<float>({{2}}, std::vector<float>{1.0f / 3, -1.0f}, "b");
+  auto conv = net.add<ops::Convolution2d>({}, {x, w, b}, "conv");
+  net.add_output(0, conv, "y");
+  auto quantized = net.add<ops::Quantize>({}, {conv}, "quantize");
+  (void)net.set_output_type(quantized, DataType::QAsymmU8, {{0.5f}, 128, {}});
+  net.add_output(1, net.add<ops::Dequantize>({}, {quantized}, "dequantize"), "q");
+  return net;
+}
+}  // namespace
+
+TEST_CASE("reduce_float32_to_float16 computes Float32 layers in Float16 between Casts",
+          "[optimizer][passes][float16]") {
+  auto reduced = optimize<RefBackend>(float16_candidate(), {.reduce_float32_to_float16 = true});
+  REQUIRE(reduced);
+  const std::string text = reduced->to_string();
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("x/to_float16 (Cast) Float16 [1, 2, 2, 1]") &&
+                       Catch::Contains("conv (Convolution2d) Float16 [1, 2, 2, 2]") &&
+                       Catch::Contains("w/float16 (Constant) Float16") &&
+                       Catch::Contains("b/float16 (Constant) Float16") &&
+                       Catch::Contains("conv/to_float32 (Cast) Float32 [1, 2, 2, 2]") &&
+                       Catch::Contains("quantize (Quantize) QAsymmU8"));
+  // One Cast back to Float32 serves both of its readers (the output and the Quantize).
+  CHECK(text.find("to_float32") == text.rfind("to_float32 (Cast)"));
+
+  // numpy: the inputs and constants rounded to float16 (0.1 -> 0.0999755859375, 1/3 ->
+  // 0.333251953125), each output computed in float32 and rounded to float16; two are ties to even
+  // (0.4332275390625 -> 0.43310546875, 2999 -> 3000).
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(*reduced);
+  REQUIRE(id);
+  CHECK(runtime.input_info(*id, 0)->type == DataType::Float32);
+  REQUIRE(runtime.output_info(*id, 0)->type == DataType::Float32);
+  std::vector<float> x{1, -1, 0, 1000}, y(8), q(8);
+  const std::vector<InputBinding> in{{0, {*runtime.input_info(*id, 0), x.data()}}};
+  const std::vector<OutputBinding> out{{0, {*runtime.output_info(*id, 0), y.data()}},
+                                       {1, {*runtime.output_info(*id, 1), q.data()}}};
+  REQUIRE(runtime.enqueue(*id, in, out));
+  CHECK(y == std::vector<float>{0.43310546875f, 2, 0.2332763671875f, -4, 0.333251953125f, -1, 100.3125f, 3000});
+  // The Quantize reads the Float16 results widened: round(y / 0.5), saturated at 255 - 128 = 127.
+  CHECK(q == std::vector<float>{0.5f, 2, 0, -4, 0.5f, -1, 63.5f, 63.5f});
+
+  auto kept = optimize<RefBackend>(float16_candidate());
+  REQUIRE(kept);
+  CHECK_THAT(kept->to_string(), Catch::Contains("conv (Convolution2d) Float32") && !Catch::Contains("(Cast)"));
+}
+
+TEST_CASE("reduce_float32_to_float16 leaves a layer no backend runs in Float16 in Float32",
+          "[optimizer][passes][float16]") {
+  // ReluOnlyBackend has a Float32 ReLU and nothing in Float16: the network stays as it was.
+  Network net;
+  auto x = net.add_input(0, {{4}}, "x");
+  net.add_output(0, net.add<ops::Activation>({}, {x}, "relu"), "y");
+  auto optimized =
+      optimize<OpSet<ops::Activation>, ReluOnlyBackend>(std::move(net), {.reduce_float32_to_float16 = true});
+  REQUIRE(optimized);
+  CHECK_THAT(optimized->to_string(), Catch::Contains("relu (Activation) Float32") && !Catch::Contains("(Cast)"));
+}

@@ -52,6 +52,8 @@ options for every command:
   --backend LIST   comma-separated preference list of ref, neon, cl (default: every available one,
                    cl first); layers a backend cannot run fall back to the next
   --threads N      NeonBackend threads (default: every hardware thread)
+  --precision P    fp32 (default), or fp16: the layers compute in Float16 where a backend can
+                   (inputs and outputs stay Float32; OptimizerOptions::reduce_float32_to_float16)
 )";
 
 /// The command line: positional arguments and --options (each takes a value; some repeat).
@@ -96,6 +98,10 @@ kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, con
     return Status::error(kiln::ErrorCode::InvalidArgument, "--threads must be 0 to 1024");
   options.threads = static_cast<int>(*threads);
   options.profiling = profiling;
+  const std::string precision = args.get("precision").value_or("fp32");
+  if (precision != "fp32" && precision != "fp16")
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--precision takes fp32 or fp16, not '", precision, "'");
+  options.float16 = precision == "fp16";
   return Session::open(model, options);
 }
 
@@ -515,9 +521,10 @@ int main(int argc, char** argv) {
       args.positional.emplace_back(arg);
     }
   }
-  constexpr std::string_view known_options[] = {
-      "backend", "threads", "input",     "output",        "rtol",        "atol",    "iterations",  "warmup",
-      "profile", "labels",  "reference", "min-agreement", "activations", "weights", "calibration", "percentile"};
+  constexpr std::string_view known_options[] = {"backend",    "threads",       "input",       "output",  "rtol",
+                                                "atol",       "iterations",    "warmup",      "profile", "labels",
+                                                "reference",  "min-agreement", "activations", "weights", "calibration",
+                                                "percentile", "precision"};
   for (const auto& [name, values] : args.options)
     if (std::ranges::find(known_options, name) == std::end(known_options))
       return fail(kiln::detail::str_cat("unknown option --", name, " (kiln --help lists them)"));

@@ -72,6 +72,7 @@ struct SessionOptions {
   std::string backends;  ///< "" means every available backend, in the default order
   int threads = 0;       ///< NeonBackend threads; 0 means every hardware thread
   bool profiling = false;
+  bool float16 = false;  ///< compute in Float16 (OptimizerOptions::reduce_float32_to_float16)
 };
 
 /// A model loaded into a runtime.
@@ -95,6 +96,7 @@ class Session {
         if (backend_available(b.id)) ids.push_back(b.id);
     }
     optimizer.backend_preferences = ids;
+    optimizer.reduce_float32_to_float16 = options.float16;
     // The session keeps the model's inputs and outputs; its network (and weights) go to the optimizer.
     auto optimized = ToolRuntime::optimize(std::move(session->model_.network), optimizer);
     if (!optimized) return optimized.status();

@@ -10,6 +10,7 @@
 #include "kiln/optimizer/passes/fuse_activations.hpp"
 #include "kiln/optimizer/passes/fuse_gated_activations.hpp"
 #include "kiln/optimizer/passes/fuse_quantized_layers.hpp"
+#include "kiln/optimizer/passes/reduce_to_float16.hpp"
 
 namespace kiln {
 
@@ -29,6 +30,12 @@ struct OptimizerOptions {
   /// Quantize pairs left (or make them a Requantize), and fold a Dequantize of a constant left
   /// over into a Float32 constant (passes/fuse_quantized_layers.hpp).
   bool fuse_quantized_layers = true;
+  /// Compute in Float16 (Arm NN's ReduceFp32ToFp16): every Float32 layer a backend runs in Float16
+  /// becomes a Float16 layer, its constants rounded to Float16, with Casts where Float32 tensors
+  /// meet it; the network's inputs and outputs keep their types (passes/reduce_to_float16.hpp).
+  /// Off by default: Float16 has 11 significant bits, and whether a model keeps its accuracy is
+  /// the user's to check (docs/float16.md).
+  bool reduce_float32_to_float16 = false;
 };
 
 namespace detail {

@@ -35,6 +35,9 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
   }
   if (passes::fold_dequantized_constants(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
+  // Last of the rewrites: the passes above read Float32 constants.
+  if (options.reduce_float32_to_float16 && passes::reduce_float32_to_float16(network, runs_somewhere) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
 
   std::vector<LayerAssignment> assignments(network.num_layers());
   for (LayerId id : network.execution_order()) {
