@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <vector>
 
 #include "kiln/backends/workload.hpp"
@@ -46,6 +47,19 @@ inline std::uint64_t round_up(std::uint64_t bytes, std::size_t alignment) {
 }
 
 }  // namespace detail
+
+/// What a Cast layer does on a backend whose conversions are `Halves` (as Float16ViaFloat32's):
+/// Float32 to Float16 or back, or a copy when the types agree.
+template <class Halves, class Context>
+void cast_elements(const ConstTensor& in, const Tensor& out, Context& context) {
+  const std::uint64_t n = in.info.num_elements();
+  if (in.info.type == out.info.type)
+    std::memcpy(out.data, in.data, in.info.num_bytes());
+  else if (in.info.type == DataType::Float32)
+    Halves::narrow(static_cast<const float*>(in.data), static_cast<Half*>(out.data), n, context);
+  else
+    Halves::widen(static_cast<const Half*>(in.data), static_cast<float*>(out.data), n, context);
+}
 
 /// The Float16 workload of an op whose backend computes it in Float32 with `Float32Workload`.
 /// `Halves` converts n elements: `widen(const Half*, float*, n, Context&)` and

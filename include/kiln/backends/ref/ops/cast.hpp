@@ -3,6 +3,7 @@
 // Float16 workloads widen and narrow with.
 #pragma once
 
+#include "kiln/backends/float16_via_float32.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
 #include "kiln/core/half.hpp"
 
@@ -25,13 +26,7 @@ requires(ops::Cast::converts(T)) struct Workload<ops::Cast, RefBackend, T> {
   explicit Workload(const WorkloadInfo<ops::Cast>&) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context& context) const {
-    const std::uint64_t n = in[0].info.num_elements();
-    if (in[0].info.type == out[0].info.type)
-      std::memcpy(out[0].data, in[0].data, in[0].info.num_bytes());
-    else if (in[0].info.type == DataType::Float32)
-      ref::ScalarHalves::narrow(ref::floats(in[0]), static_cast<Half*>(out[0].data), n, context);
-    else
-      ref::ScalarHalves::widen(static_cast<const Half*>(in[0].data), ref::floats(out[0]), n, context);
+    cast_elements<ref::ScalarHalves>(in[0], out[0], context);
   }
 };
 
