@@ -86,11 +86,13 @@ struct Counts {
 };
 
 /// MobileNet-v2 224 loaded twice on R (synchronous and asynchronous), each run once, then
-/// `inferences` times while counting.
+/// `inferences` times while counting; in Float16 when `float16` (reduce_float32_to_float16).
 template <class R>
-Counts count_allocations(const typename R::Options& backend_options, std::span<const std::string_view> preferences) {
+Counts count_allocations(const typename R::Options& backend_options, std::span<const std::string_view> preferences,
+                         bool float16 = false) {
   const std::vector<std::string_view> prefer(preferences.begin(), preferences.end());
-  auto optimized = R::optimize(examples::mobilenet_v2(224), {prefer});
+  auto optimized =
+      R::optimize(examples::mobilenet_v2(224), {.backend_preferences = prefer, .reduce_float32_to_float16 = float16});
   REQUIRE(optimized);
   R runtime({}, backend_options);
   auto sync = runtime.load(*optimized);
@@ -139,6 +141,15 @@ TEST_CASE("NeonBackend runs MobileNet-v2 224 without allocating, on 1 and 2 thre
     CHECK(counts.enqueue == 0);
     CHECK(counts.execute == 0);
   }
+}
+
+TEST_CASE("NeonBackend runs MobileNet-v2 224 in Float16 without allocating", "[runtime][allocations][neon][float16]") {
+  Runtime<NeonBackend, RefBackend>::Options options;
+  options.get<NeonBackend>().threads = 2;
+  const Counts counts = count_allocations<Runtime<NeonBackend, RefBackend>>(options, {}, true);
+  CHECK(counts.all_ok);
+  CHECK(counts.enqueue == 0);
+  CHECK(counts.execute == 0);
 }
 #endif
 
