@@ -11,7 +11,9 @@ Disassembles BINARY (aarch64 or 32-bit Arm, told apart by objdump's file format)
   2 vectors of 4), does 2 x ROWS vector multiply-adds an iteration (or a multiple, if unrolled) and
   no spills;
 - the int8 GEMM micro-kernel's loop, the tallest `int8_tile<ROWS, 2>`, does 2 x ROWS dot products
-  (sdot) or pairwise widening adds (sadalp, vpadal) an iteration, whichever its instruction set has.
+  (sdot) or pairwise widening adds (sadalp, vpadal) an iteration, whichever its instruction set has;
+- on aarch64, each instruction set's Float16 conversions (decision 0019) widen and narrow four
+  lanes at a time (fcvtl v.4s, fcvtn v.4h).
 
 usage: check_neon_code.py BINARY OBJDUMP
 """
@@ -94,9 +96,14 @@ def main() -> int:
     failures = []
     vector_counts = {op: 0 for op in COMPUTE_OPS}
     tiles = {}  # (kernel, ISA namespace) -> body
+    conversions = {}  # ISA namespace -> the Float16 conversion instructions of its code
     for name, body in functions(listing):
         if "kiln::neon::isa_neon" not in name:
             continue
+        isa = re.search(r"kiln::neon::(isa_neon\w*)::", name)
+        for _, mnemonic, operands in body:
+            if (mnemonic, operands[:1]) in (("fcvtl", "v"), ("fcvtn", "v")) and re.search(r"\.4[sh]\b", operands):
+                conversions.setdefault(isa.group(1) if isa else "", set()).add(mnemonic)
         for op in COMPUTE_OPS:
             if f"Kernel<kiln::ops::{op}," in name:
                 vector_counts[op] += sum(is_vector(arm64, m, o) for _, m, o in body)
@@ -121,6 +128,12 @@ def main() -> int:
         for isa in found:
             rows, body = tiles[(kernel, isa)]
             check_loop(failures, body, f"{isa}::{kernel}<{rows}, 2>", what, counted, 2 * rows)
+    if arm64:
+        for isa in sorted({isa for _, isa in tiles}):
+            seen = conversions.get(isa, set())
+            print(f"Float16 conversions in {isa}: {', '.join(sorted(seen)) or 'none'}")
+            if seen != {"fcvtl", "fcvtn"}:
+                failures.append(f"{isa}: the Float16 conversions are not fcvtl and fcvtn on vectors")
     for failure in failures:
         print("FAIL:", failure)
     return 1 if failures else 0
