@@ -109,26 +109,23 @@ class Float16ViaFloat32 : public detail::InputsReadAtRun<Float32Workload> {
       workload.narrow_output_[i] = true;
       workload.buffer_bytes_ += buffer_bytes(info.outputs[i]);
     }
+    if constexpr (requires { workload.float32_.scratch(context); }) {
+      const ScratchSize inner = workload.float32_.scratch(context);
+      workload.inner_bytes_ = detail::round_up(inner.bytes, buffer_alignment);
+      workload.inner_alignment_ = inner.alignment;
+    }
     return workload;
   }
 
   /// The Float32 workload's scratch, then a Float32 buffer for each Float16 input that is not a
   /// constant and for each Float16 output.
-  ScratchSize scratch(const Context& context) const {
-    ScratchSize size{0, buffer_alignment};
-    if constexpr (requires { float32_.scratch(context); }) {
-      const ScratchSize inner = float32_.scratch(context);
-      size.bytes = detail::round_up(inner.bytes, buffer_alignment);
-      size.alignment = std::max(size.alignment, inner.alignment);
-    }
-    return {size.bytes + buffer_bytes_, size.alignment};
+  ScratchSize scratch(const Context&) const {
+    return {inner_bytes_ + buffer_bytes_, std::max(buffer_alignment, inner_alignment_)};
   }
 
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
              std::span<std::byte> scratch) const {
-    std::size_t inner_bytes = 0;
-    if constexpr (requires { float32_.scratch(context); })
-      inner_bytes = static_cast<std::size_t>(detail::round_up(float32_.scratch(context).bytes, buffer_alignment));
+    const auto inner_bytes = static_cast<std::size_t>(inner_bytes_);
     std::byte* next = scratch.data() + inner_bytes;
     auto take = [&](const TensorInfo& info) {
       auto* buffer = reinterpret_cast<float*>(next);
@@ -214,6 +211,10 @@ class Float16ViaFloat32 : public detail::InputsReadAtRun<Float32Workload> {
   Constants constants_;
   std::array<bool, detail::max_widened_tensors> widen_input_{}, narrow_output_{};
   std::uint64_t buffer_bytes_ = 0;
+  /// The Float32 workload's scratch, asked for once when the workload is made (the context is the
+  /// one it runs with), rounded up to a buffer's alignment: the Float16 buffers start after it.
+  std::uint64_t inner_bytes_ = 0;
+  std::size_t inner_alignment_ = 1;
 };
 
 }  // namespace kiln
