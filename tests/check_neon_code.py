@@ -7,9 +7,10 @@ Disassembles BINARY (aarch64 or 32-bit Arm, told apart by objdump's file format)
 - every compute op's Neon kernel (the functions named `Kernel<kiln::ops::OP`, their lambdas
   included) holds NEON vector instructions: on aarch64 those with vector registers (v0.4s, q1),
   on Arm those whose mnemonic starts with 'v' and name a q register;
-- the Float32 GEMM micro-kernel's loop, the tallest `gemm_tile<ROWS, 2, DenseRows>` (ROWS rows by
-  2 vectors of 4), does 2 x ROWS vector multiply-adds an iteration (or a multiple, if unrolled) and
-  no spills;
+- the Float32 GEMM micro-kernel's loop, the tallest `gemm_tile<ROWS, 2, BasicDenseRows<float>>`
+  (ROWS rows by 2 vectors of 4), does 2 x ROWS vector multiply-adds an iteration (or a multiple, if
+  unrolled) and no spills; where an instruction set has half-precision arithmetic (aarch64's
+  dotprod_fp16, decision 0020), so does its Float16 tile on 2 vectors of 8 halves (fmla v.8h);
 - the int8 GEMM micro-kernel's loop, the tallest `int8_tile<ROWS, 2>`, does 2 x ROWS dot products
   (sdot) or pairwise widening adds (sadalp, vpadal) an iteration, whichever its instruction set has;
 - on aarch64, each instruction set's Float16 conversions (decision 0019) widen and narrow four
@@ -108,9 +109,10 @@ def main() -> int:
             if f"Kernel<kiln::ops::{op}," in name:
                 vector_counts[op] += sum(is_vector(arm64, m, o) for _, m, o in body)
         tile = re.match(r"void kiln::neon::(isa_neon\w*)::detail::(gemm_tile|int8_tile)<(\d+)u?l?, 2u?l?(, kiln::neon::"
-                         r"isa_neon\w*::DenseRows)?>\(", name)
+                         r"isa_neon\w*::BasicDenseRows<(float|unsigned short)>, \5)?>\(", name)
         if tile and (tile.group(2) == "int8_tile" or tile.group(4)):
-            key, rows = (tile.group(2), tile.group(1)), int(tile.group(3))
+            kernel = tile.group(2) + ("_half" if tile.group(5) == "unsigned short" else "")
+            key, rows = (kernel, tile.group(1)), int(tile.group(3))
             if rows > tiles.get(key, (0, None))[0]:
                 tiles[key] = (rows, body)
     print("NEON vector instructions in each op's kernels:")
@@ -121,9 +123,14 @@ def main() -> int:
     fma = (lambda ins: ins[1] == "fmla" and ".4s" in ins[2]) if arm64 else \
         (lambda ins: ins[1] in ("vfma.f32", "vmla.f32") and A32_QUAD.search(ins[2]) is not None)
     dot = (lambda ins: ins[1] in ("sdot", "sadalp")) if arm64 else (lambda ins: ins[1] == "vpadal.s16")
-    for kernel, counted, what in (("gemm_tile", fma, "vector FMAs"), ("int8_tile", dot, "sdot or sadalp/vpadal")):
+    half_fma = lambda ins: ins[1] == "fmla" and ".8h" in ins[2]  # noqa: E731
+    half_sets = sorted(isa for isa in {isa for _, isa in tiles} if isa.endswith("_fp16"))
+    for kernel, counted, what in (("gemm_tile", fma, "vector FMAs"), ("int8_tile", dot, "sdot or sadalp/vpadal"),
+                                  ("gemm_tile_half", half_fma, "Float16 vector FMAs")):
         found = [isa for k, isa in tiles if k == kernel]
-        if not found:
+        if kernel == "gemm_tile_half" and found != half_sets:
+            failures.append(f"the Float16 micro-kernel is in {found or 'no set'}, not in {half_sets or 'none'}")
+        elif not found and kernel != "gemm_tile_half":
             failures.append(f"the micro-kernel {kernel} is not in the binary")
         for isa in found:
             rows, body = tiles[(kernel, isa)]

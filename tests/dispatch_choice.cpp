@@ -48,3 +48,15 @@ TEST_CASE("dispatch takes the set KILN_NEON_ISA names, and refuses one the CPU l
   CHECK(unknown.status().message().find("KILN_NEON_ISA=sve2 is not one of the compiled-in instruction sets: wide, "
                                         "middle, narrow") != std::string::npos);
 }
+
+#if defined(__aarch64__)
+TEST_CASE("aarch64 takes dotprod_fp16 only where AT_HWCAP has the dot product and half-precision arithmetic",
+          "[dispatch]") {
+  const auto available = [](unsigned long hwcap) { return kiln::neon::dispatch::candidates_for(hwcap)[0].available; };
+  CHECK(available(HWCAP_ASIMD | HWCAP_ASIMDDP | HWCAP_ASIMDHP | HWCAP_FPHP));
+  CHECK_FALSE(available(HWCAP_ASIMD | HWCAP_ASIMDDP));  // a dot product without Float16 arithmetic
+  CHECK_FALSE(available(HWCAP_ASIMD | HWCAP_ASIMDHP | HWCAP_FPHP));
+  CHECK_FALSE(available(HWCAP_ASIMD | HWCAP_ASIMDDP | HWCAP_ASIMDHP));  // vector halves, no scalar ones
+  CHECK(kiln::neon::dispatch::candidates_for(0)[1].available);          // Advanced SIMD: every aarch64 CPU
+}
+#endif

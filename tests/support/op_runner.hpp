@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -179,7 +180,9 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
 /// Checks `actual` against `expected` element by element: |a - e| <= atol + rtol * |e|, NaNs equal.
 /// On failure reports the shape, the first bad index and the largest errors.
 /// Quantised tensors must match exactly: same type, quantisation and integers.
-inline void check_close(const TestTensor& actual, const TestTensor& expected, double rtol, double atol) {
+/// `extra`, when given, widens the tolerance of each element by its own amount.
+inline void check_close(const TestTensor& actual, const TestTensor& expected, double rtol, double atol,
+                        std::span<const float> extra = {}) {
   INFO("shape " << expected.info.shape.to_string() << ", got " << actual.info.shape.to_string());
   REQUIRE(actual.info.shape == expected.info.shape);
   if (is_quantized(expected.info.type)) {
@@ -202,7 +205,7 @@ inline void check_close(const TestTensor& actual, const TestTensor& expected, do
     const double diff = std::fabs(double(a[i]) - double(e[i]));
     max_abs = std::max(max_abs, diff);
     if (e[i] != 0.0f) max_rel = std::max(max_rel, diff / std::fabs(double(e[i])));
-    if (!(diff <= atol + rtol * std::fabs(double(e[i])))) {
+    if (!(diff <= atol + rtol * std::fabs(double(e[i])) + (extra.empty() ? 0.0 : double(extra[i])))) {
       if (bad++ == 0) first_bad = i;
     }
   }
@@ -220,17 +223,20 @@ inline std::vector<ops::OutputType> declared_types(const std::vector<TestTensor>
   return types;
 }
 
-/// Runs an op and checks its outputs against expected tensors, whose types it declares.
+/// Runs an op and checks its outputs against expected tensors, whose types it declares; `extra`
+/// widens the tolerance of a single output element by element (check_close).
 template <class Op, class Backend = RefBackend>
 void check_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs,
-              const std::vector<TestTensor>& expected, double rtol = 1e-5, double atol = 1e-6) {
+              const std::vector<TestTensor>& expected, double rtol = 1e-5, double atol = 1e-6,
+              std::span<const float> extra = {}) {
+  REQUIRE((extra.empty() || expected.size() == 1));
   auto outputs = run_op<Op, Backend>(params, inputs, 0, nullptr, declared_types(expected));
   INFO("backend " << Backend::id);
   if (!outputs) FAIL(outputs.status().message());
   REQUIRE(outputs->size() == expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     INFO("output " << i);
-    check_close((*outputs)[i], expected[i], rtol, atol);
+    check_close((*outputs)[i], expected[i], rtol, atol, extra);
   }
 }
 
@@ -270,10 +276,50 @@ template <class Op, class Backend>
 void check_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol = 1e-5,
                        double atol = 1e-5, const std::vector<ops::OutputType>& output_types = {});
 
+/// Whether Backend's Float16 kernel of Op sums its products in Float16 (NeonBackend's convolution
+/// and fully connected with armv8.2-a's half-precision arithmetic, decision 0020), rather than in
+/// Float32 with one rounding at the end.
+template <class Op, class Backend>
+bool accumulates_in_float16() {
+#if KILN_WITH_NEON
+  if constexpr (std::same_as<Backend, NeonBackend> &&
+                (std::same_as<Op, ops::Convolution2d> || std::same_as<Op, ops::FullyConnected>))
+    return neon::float16_arithmetic();
+#endif
+  return false;
+}
+
+/// What summing K products in Float16 may add to each output's error: (K + 1) 2^-11 times the sum
+/// of the products' magnitudes (the bound of a chain of K fused multiply-adds and the bias),
+/// twice over for fused activations steeper than 1 (HardSwish's 1.5), plus K + 1 steps of
+/// 2^-24 for products below Float16's normal range. RefBackend computes the magnitudes: the op on
+/// the inputs' absolute values (Float32 or Float16) in Float32, without its activation. Input 1 is
+/// the weights, [N, ...] with K values per output channel.
+template <class Op>
+std::vector<float> float16_accumulation_bound(const typename Op::Params& params,
+                                              const std::vector<TestTensor>& inputs) {
+  typename Op::Params plain = params;
+  if constexpr (requires { plain.activation.reset(); }) plain.activation.reset();
+  std::vector<TestTensor> magnitudes;
+  for (const TestTensor& t : inputs) {
+    std::vector<float> values = t.floats();
+    for (float& v : values) v = std::fabs(v);
+    magnitudes.push_back(TestTensor::f32(t.info.shape, values));
+    magnitudes.back().constant = t.constant;
+  }
+  auto sums = run_op<Op, RefBackend>(plain, magnitudes);
+  REQUIRE(sums);
+  const double k = double(inputs[1].info.num_elements()) / inputs[1].info.shape[0];
+  std::vector<float> bound;
+  for (float sum : (*sums)[0].floats()) bound.push_back(float(2.0 * (k + 1) * (0x1p-11 * sum + 0x1p-24)));
+  return bound;
+}
+
 /// The Float32 case of check_against_ref again in Float16, when Backend runs Op in Float16 itself:
 /// every Float32 input rounded to Float16. RefBackend's Float16 result is its Float32 result on the
 /// same halves, rounded (decision 0019), so Backend's may differ from it by the Float32 tolerance
-/// and by one Float16 rounding step (2^-10 relative, 2^-24 absolute below the normal range).
+/// and by one Float16 rounding step (2^-10 relative, 2^-24 absolute below the normal range), and
+/// where Backend sums products in Float16, by float16_accumulation_bound.
 template <class Op, class Backend>
 void check_float16_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol,
                                double atol) {
@@ -292,12 +338,14 @@ void check_float16_against_ref(const typename Op::Params& params, const std::vec
   if (!three_threads) FAIL(three_threads.status().message());
   if (owner != Backend::id) return;  // its Float16 workload refused this case (test_float16 pins the ones it must run)
   REQUIRE(one_thread->size() == expected->size());
+  std::vector<float> accumulation;
+  if (accumulates_in_float16<Op, Backend>()) accumulation = float16_accumulation_bound<Op>(params, inputs);
   for (std::size_t i = 0; i < expected->size(); ++i) {
     INFO("output " << i);
     CHECK((*one_thread)[i].info.type == (*expected)[i].info.type);
     const bool same_bytes_for_1_and_3_threads = (*one_thread)[i].bytes == (*three_threads)[i].bytes;
     CHECK(same_bytes_for_1_and_3_threads);
-    check_close((*one_thread)[i], (*expected)[i], rtol + 1.0 / 1024, atol + 0x1p-24);
+    check_close((*one_thread)[i], (*expected)[i], rtol + 1.0 / 1024, atol + 0x1p-24, accumulation);
   }
 }
 

@@ -32,12 +32,25 @@
 #define KILN_NEON_ISA isa_sse3
 #elif XSIMD_WITH_SSE2
 #define KILN_NEON_ISA isa_sse2
+#elif XSIMD_WITH_NEON64 && defined(__ARM_FEATURE_DOTPROD) && defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#define KILN_NEON_ISA isa_neon64_dotprod_fp16
 #elif XSIMD_WITH_NEON64 && defined(__ARM_FEATURE_DOTPROD)
 #define KILN_NEON_ISA isa_neon64_dotprod
+#elif XSIMD_WITH_NEON64 && defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#define KILN_NEON_ISA isa_neon64_fp16
 #elif XSIMD_WITH_NEON64
 #define KILN_NEON_ISA isa_neon64
 #elif XSIMD_WITH_NEON
 #define KILN_NEON_ISA isa_neon
 #else
 #error "kiln: xsimd finds no SIMD instruction set for this target; build without NeonBackend (-Dneon=disabled)"
+#endif
+
+// Whether the compile target has half-precision vector arithmetic (aarch64 with armv8.2-a's FP16:
+// the dispatching build's dotprod_fp16 set), with which Float16 layers compute in Float16
+// (simd/half_arithmetic.hpp, decision 0020) instead of in Float32 on widened halves.
+#if defined(__aarch64__) && defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#define KILN_NEON_HALF_ARITHMETIC 1
+#else
+#define KILN_NEON_HALF_ARITHMETIC 0
 #endif

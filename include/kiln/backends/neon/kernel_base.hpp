@@ -30,6 +30,18 @@ class Float32Kernel {
   typename Op::Params params_;
 };
 
+/// Base of the Neon kernels that read and write Float16 themselves (decision 0020): keeps the
+/// parameters; Float16 only.
+template <class Op>
+class Float16Kernel {
+ public:
+  explicit Float16Kernel(const WorkloadInfo<Op>& info) : params_(info.params) {}
+  static Status is_supported(const WorkloadInfo<Op>& info) { return ref::require_type(info, DataType::Float16); }
+
+ protected:
+  typename Op::Params params_;
+};
+
 /// Fails unless the layer's inputs from `first` on (weights, bias, statistics) are constants, which
 /// Neon kernels pack or fold at load; otherwise the Ref workload NeonBackend inherits runs the layer.
 template <class Op>
@@ -45,6 +57,12 @@ Status require_constants(const WorkloadInfo<Op>& info, std::size_t first) {
 template <class Op>
 Status require_float32_constants(const WorkloadInfo<Op>& info, std::size_t first) {
   if (auto s = ref::require_float32(info); !s) return s;
+  return require_constants(info, first);
+}
+/// Fails unless the layer is Float16 and its inputs from `first` on are constants.
+template <class Op>
+Status require_float16_constants(const WorkloadInfo<Op>& info, std::size_t first) {
+  if (auto s = ref::require_type(info, DataType::Float16); !s) return s;
   return require_constants(info, first);
 }
 

@@ -81,4 +81,16 @@ inline std::string_view isa_name() {
 #endif
 }
 
+/// Whether NeonBackend's Float16 layers compute in Float16 (armv8.2-a's half-precision arithmetic,
+/// decision 0020: convolution and fully connected accumulate in Float16), rather than in Float32 on
+/// widened halves, which every other instruction set does (decision 0019).
+inline bool float16_arithmetic() {
+#if KILN_NEON_DISPATCH
+  const auto& chosen = dispatch::selected_kernels();
+  return chosen.has_value() && (*chosen)->float16_arithmetic;
+#else
+  return KILN_NEON_HALF_ARITHMETIC != 0;
+#endif
+}
+
 }  // namespace kiln::neon

@@ -55,18 +55,22 @@ inline std::array<std::uint32_t, TensorShape::max_rank> unravel(std::uint64_t in
   return coords;
 }
 
-/// Fails unless every tensor of the layer is Float32 (weights and bias too), naming the first that is not.
+/// Fails unless every tensor of the layer is of `type` (weights and bias too), naming the first that is not.
+template <class Op>
+Status require_type(const WorkloadInfo<Op>& info, DataType type) {
+  for (std::size_t i = 0; i < info.inputs.size(); ++i)
+    if (info.inputs[i].type != type)
+      return Status::error(ErrorCode::Unsupported, "runs ", Op::name, " on ", to_string(type), " tensors only; input ",
+                           i, " is ", to_string(info.inputs[i].type));
+  for (std::size_t i = 0; i < info.outputs.size(); ++i)
+    if (info.outputs[i].type != type)
+      return Status::error(ErrorCode::Unsupported, "runs ", Op::name, " on ", to_string(type), " tensors only; output ",
+                           i, " is ", to_string(info.outputs[i].type));
+  return Status::ok();
+}
 template <class Op>
 Status require_float32(const WorkloadInfo<Op>& info) {
-  for (std::size_t i = 0; i < info.inputs.size(); ++i)
-    if (info.inputs[i].type != DataType::Float32)
-      return Status::error(ErrorCode::Unsupported, "runs ", Op::name, " on Float32 tensors only; input ", i, " is ",
-                           to_string(info.inputs[i].type));
-  for (std::size_t i = 0; i < info.outputs.size(); ++i)
-    if (info.outputs[i].type != DataType::Float32)
-      return Status::error(ErrorCode::Unsupported, "runs ", Op::name, " on Float32 tensors only; output ", i, " is ",
-                           to_string(info.outputs[i].type));
-  return Status::ok();
+  return require_type(info, DataType::Float32);
 }
 
 /// Base of the Float32 workloads of RefBackend: keeps the parameters and refuses a layer with a

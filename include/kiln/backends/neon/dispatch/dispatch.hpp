@@ -31,14 +31,15 @@ namespace kiln::neon::dispatch {
 struct IsaKernels {
   std::string_view isa;  ///< xsimd's name of the instruction set
   WorkloadTable table;
+  bool float16_arithmetic = false;  ///< whether its Float16 layers compute in Float16 (KILN_NEON_HALF_ARITHMETIC)
 };
 
 /// The instruction sets compiled in, by the names KILN_NEON_ISA takes: xsimd's architectures, and
 /// those xsimd 8.1 does not know, which differ only in the int8 kernels (Int8Dot): AVX-512 with
-/// VNNI, aarch64 with the dot product.
+/// VNNI, aarch64 with the dot product and half-precision arithmetic.
 #if defined(__aarch64__)
 using asimd = xsimd::neon64;
-struct dotprod {};
+struct dotprod_fp16 {};
 #else
 using sse2 = xsimd::sse2;
 using avx2 = xsimd::fma3<xsimd::avx2>;
@@ -52,7 +53,7 @@ const IsaKernels& isa_kernels();
 template <>
 const IsaKernels& isa_kernels<asimd>();
 template <>
-const IsaKernels& isa_kernels<dotprod>();
+const IsaKernels& isa_kernels<dotprod_fp16>();
 #else
 template <>
 const IsaKernels& isa_kernels<sse2>();
@@ -72,12 +73,16 @@ struct Candidate {
 };
 
 #if defined(__aarch64__)
-/// aarch64's sets, widest first: the dot product (SDOT, armv8.2-a's optional asimddp, which the
-/// kernel reports in AT_HWCAP) and Advanced SIMD, which every aarch64 CPU has.
-inline std::array<Candidate, 2> candidates() {
-  return {{{"dotprod", (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0, &isa_kernels<dotprod>},
+/// aarch64's sets for a CPU whose AT_HWCAP is `hwcap`, widest first: armv8.2-a's dot product (SDOT,
+/// asimddp) with its half-precision arithmetic (FMLA on 8 halves, asimdhp and fphp), optional
+/// features that the cores with one have both of, in one set; and Advanced SIMD, which every
+/// aarch64 CPU has.
+inline std::array<Candidate, 2> candidates_for(unsigned long hwcap) {
+  constexpr unsigned long required = HWCAP_ASIMDDP | HWCAP_ASIMDHP | HWCAP_FPHP;
+  return {{{"dotprod_fp16", (hwcap & required) == required, &isa_kernels<dotprod_fp16>},
            {"asimd", true, &isa_kernels<asimd>}}};
 }
+inline std::array<Candidate, 2> candidates() { return candidates_for(getauxval(AT_HWCAP)); }
 #else
 /// Whether this CPU has AVX512-VNNI (vpdpbusd), which xsimd 8.1 does not detect.
 inline bool cpu_has_avx512_vnni() {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon Activation: every function streamed a vector at a time, split over the threads in chunks;
-// in int8 a byte at a time through the layer's table.
+// Neon Activation: every function streamed a vector at a time, split over the threads in chunks (Float16
+// computed in Float32 lanes); in int8 a byte at a time through the layer's table.
 #pragma once
 
 #include "kiln/backends/neon/parallel.hpp"
@@ -10,17 +10,32 @@
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
+/// y = f(x) streamed a vector at a time over floats, or over halves computed in Float32 lanes.
+template <class E>
+void activate(const ops::Activation::Params& params, const E* x, E* y, std::uint64_t n, Context& context) {
+  visit_activation(params, [&](auto f) {
+    parallel_chunks(context, n, [&](std::size_t begin, std::size_t end) { map(x + begin, y + begin, end - begin, f); });
+  });
+}
+
 template <>
 struct Kernel<ops::Activation, DataType::Float32> : Float32Kernel<ops::Activation> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    const float* x = floats(in[0]);
-    float* y = floats(out[0]);
-    visit_activation(params_, [&](auto f) {
-      parallel_chunks(context, in[0].info.num_elements(),
-                      [&](std::size_t begin, std::size_t end) { map(x + begin, y + begin, end - begin, f); });
-    });
+    activate(params_, floats(in[0]), floats(out[0]), in[0].info.num_elements(), context);
+  }
+};
+
+/// Float16: halves read and written in place, each result rounded once (RefBackend's Float32
+/// arithmetic), with no Float32 buffers.
+template <>
+struct Kernel<ops::Activation, DataType::Float16> : Float16Kernel<ops::Activation> {
+  using Float16Kernel::Float16Kernel;
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    activate(params_, static_cast<const Half*>(in[0].data), static_cast<Half*>(out[0].data), in[0].info.num_elements(),
+             context);
   }
 };
 

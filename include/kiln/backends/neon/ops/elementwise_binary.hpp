@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon ElementwiseBinary: rows of the innermost dimension, each operand contiguous or broadcast along it;
-// int8 Add, Sub and Mul through a table of every output byte.
+// Neon ElementwiseBinary: rows of the innermost dimension, each operand contiguous or broadcast along it
+// (Float16 computed in Float32 lanes); int8 Add, Sub and Mul through a table of every output byte.
 #pragma once
 
 #include <limits>
@@ -61,50 +61,64 @@ void for_each_row_segment(std::span<const ConstTensor> in, std::span<const Tenso
       rows_per_chunk, row * 16);
 }
 
+/// Rows of elements E (floats, or halves computed in Float32 lanes) through f, a vector at a time;
+/// a fused activation runs on each segment right after it is computed, while it is in cache.
+template <class E, class F>
+void vector_rows(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
+                 const std::optional<ops::Activation::Params>& activation, F f) {
+  for_each_row_segment<E>(
+      in, out, context,
+      [&](const E* pa, bool a_varies, const E* pb, bool b_varies, E* py, std::uint64_t begin, std::uint64_t end) {
+        auto load = [](const E* p, bool varies, std::uint64_t i, std::size_t n) {
+          return varies ? load_upto(p + i, n) : Vec(as_float(*p));
+        };
+        auto step = [&](std::uint64_t i, std::size_t n) {
+          store_upto(py + i, f(load(pa, a_varies, i, n), load(pb, b_varies, i, n)), n);
+        };
+        std::uint64_t i = begin;
+        for (; i + lanes <= end; i += lanes) step(i, lanes);  // whole vectors: no tail code
+        if (i < end) step(i, end - i);
+        apply_activation(activation, py + begin, end - begin);
+      });
+}
+
+/// The operation of `params` on elements E, a vector at a time.
+template <class E>
+void elementwise(const ops::ElementwiseBinary::Params& params, std::span<const ConstTensor> in,
+                 std::span<const Tensor> out, Context& context) {
+  using O = ops::BinaryOperation;
+  auto nan_if_either = [](Vec a, Vec b, Vec r) {  // numpy maximum/minimum propagate NaN
+    return xsimd::select(xsimd::isnan(a) || xsimd::isnan(b), Vec(std::numeric_limits<float>::quiet_NaN()), r);
+  };
+  auto with_op = [&](auto f) { vector_rows<E>(in, out, context, params.activation, f); };
+  switch (params.operation) {
+    case O::Add: return with_op([](Vec a, Vec b) { return a + b; });
+    case O::Sub: return with_op([](Vec a, Vec b) { return a - b; });
+    case O::Mul: return with_op([](Vec a, Vec b) { return a * b; });
+    case O::Div: return with_op([](Vec a, Vec b) { return a / b; });
+    case O::Maximum: return with_op([=](Vec a, Vec b) { return nan_if_either(a, b, xsimd::max(a, b)); });
+    case O::Minimum: return with_op([=](Vec a, Vec b) { return nan_if_either(a, b, xsimd::min(a, b)); });
+    case O::Power: return with_op([](Vec a, Vec b) { return xsimd::pow(a, b); });
+  }
+}
+
 template <>
 struct Kernel<ops::ElementwiseBinary, DataType::Float32> : Float32Kernel<ops::ElementwiseBinary> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    using O = ops::BinaryOperation;
-    auto nan_if_either = [](Vec a, Vec b, Vec r) {  // numpy maximum/minimum propagate NaN
-      return xsimd::select(xsimd::isnan(a) || xsimd::isnan(b), Vec(std::numeric_limits<float>::quiet_NaN()), r);
-    };
-    auto with_op = [&](auto f) { vector_rows(in, out, context, params_.activation, f); };
-    switch (params_.operation) {
-      case O::Add: return with_op([](Vec a, Vec b) { return a + b; });
-      case O::Sub: return with_op([](Vec a, Vec b) { return a - b; });
-      case O::Mul: return with_op([](Vec a, Vec b) { return a * b; });
-      case O::Div: return with_op([](Vec a, Vec b) { return a / b; });
-      case O::Maximum: return with_op([=](Vec a, Vec b) { return nan_if_either(a, b, xsimd::max(a, b)); });
-      case O::Minimum: return with_op([=](Vec a, Vec b) { return nan_if_either(a, b, xsimd::min(a, b)); });
-      case O::Power: return with_op([](Vec a, Vec b) { return xsimd::pow(a, b); });
-    }
+    elementwise<float>(params_, in, out, context);
   }
+};
 
- private:
-  // A fused activation runs on each segment right after it is computed, while it is in cache.
-  template <class F>
-  static void vector_rows(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
-                          const std::optional<ops::Activation::Params>& activation, F f) {
-    for_each_row_segment<float>(
-        in, out, context,
-        [&](const float* pa, bool a_varies, const float* pb, bool b_varies, float* py, std::uint64_t begin,
-            std::uint64_t end) {
-          auto load = [](const float* p, bool varies, std::uint64_t i) {
-            return varies ? Vec::load_unaligned(p + i) : Vec(*p);
-          };
-          auto load_partial = [](const float* p, bool varies, std::uint64_t i, std::size_t n) {
-            return varies ? load_tail(p + i, n) : Vec(*p);
-          };
-          std::uint64_t i = begin;
-          for (; i + lanes <= end; i += lanes) f(load(pa, a_varies, i), load(pb, b_varies, i)).store_unaligned(py + i);
-          if (i < end) {
-            const std::size_t n = end - i;
-            store_tail(py + i, f(load_partial(pa, a_varies, i, n), load_partial(pb, b_varies, i, n)), n);
-          }
-          apply_activation(activation, py + begin, end - begin);
-        });
+/// Float16: halves read and written in place, each result rounded once (RefBackend's Float32
+/// arithmetic), with no Float32 buffers.
+template <>
+struct Kernel<ops::ElementwiseBinary, DataType::Float16> : Float16Kernel<ops::ElementwiseBinary> {
+  using Float16Kernel::Float16Kernel;
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    elementwise<Half>(params_, in, out, context);
   }
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// f32 GEMM for NeonBackend: weights packed once into column panels, an MR x NR register-tile micro-kernel.
+// GEMM for NeonBackend, in Float32 (and Float16 where the target has half-precision arithmetic):
+// weights packed once into column panels, an MR x NR register-tile micro-kernel.
 #pragma once
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/backends/neon/simd/vector_ops.hpp"
+#include "kiln/backends/neon/simd/half_arithmetic.hpp"
 
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
@@ -24,61 +25,87 @@ inline namespace KILN_NEON_ISA {
 inline constexpr std::size_t gemm_nr = 2 * lanes;
 inline constexpr std::size_t gemm_mr = lanes >= 16 ? 14 : (XSIMD_WITH_NEON && !XSIMD_WITH_NEON64) ? 4 : 6;
 
-/// The B operand of C = A B (+ bias), packed at load: for every group, panels of gemm_nr columns,
-/// each K x gemm_nr contiguous, zero-padded past the last column; the bias padded the same way.
+/// The vector a GEMM on elements E computes with: Vec for float, HalfVec (8 halves) for Float16
+/// where the target has half-precision arithmetic. The tile is gemm_mr rows by two such vectors.
+template <class E>
+struct GemmVector {
+  static_assert(sizeof(E) == 0, "NeonBackend's GEMM computes in float, or in Float16 with half-precision arithmetic");
+};
+template <>
+struct GemmVector<float> {
+  using type = Vec;
+};
+#if KILN_NEON_HALF_ARITHMETIC
+template <>
+struct GemmVector<Half> {
+  using type = HalfVec;
+};
+#endif
+template <class E>
+using GemmVec = typename GemmVector<E>::type;
+/// Columns in a panel of elements E: two vectors.
+template <class E>
+inline constexpr std::size_t panel_width = 2 * GemmVec<E>::size;
+
+/// The B operand of C = A B (+ bias) in elements E, packed at load: for every group, panels of
+/// panel_width<E> columns, each K x panel_width<E> contiguous, zero-padded past the last column;
+/// the bias padded the same way.
 ///
 /// \code
 /// PackedWeights w(weights, bias, groups, n_per_group, k);  // once, at load
 /// gemm(context, DenseRows{a, lda}, m, w, 0, c, ldc, {}, {});   // every inference
 /// \endcode
-class PackedWeights {
+template <class E>
+class BasicPackedWeights {
+  static constexpr std::size_t nr = panel_width<E>;
+
  public:
-  PackedWeights() = default;
+  BasicPackedWeights() = default;
   /// Room for `groups` groups of n columns of k values, to be filled with set_columns; the
   /// padding past column n, which the micro-kernel multiplies but never stores, and the bias are
   /// zero.
-  PackedWeights(std::size_t groups, std::size_t n, std::size_t k)
+  BasicPackedWeights(std::size_t groups, std::size_t n, std::size_t k)
       : groups_(groups),
         n_(n),
         k_(k),
-        panels_((n + gemm_nr - 1) / gemm_nr),
+        panels_((n + nr - 1) / nr),
         data_(groups * panels_ * k * 2),
-        bias_(groups * panels_ * 2, Vec(0.0f)) {
-    if (n % gemm_nr == 0) return;
+        bias_(groups * panels_ * 2, GemmVec<E>(0.0f)) {
+    if (n % nr == 0) return;
     for (std::size_t g = 0; g < groups; ++g)
       for (std::size_t p = 0; p < k; ++p) {
-        float* row = floats(data_) + ((g * panels_ + panels_ - 1) * k + p) * gemm_nr;
-        std::fill(row + n % gemm_nr, row + gemm_nr, 0.0f);
+        E* row = elements(data_) + ((g * panels_ + panels_ - 1) * k + p) * nr;
+        std::fill(row + n % nr, row + nr, E{});
       }
   }
   /// weights[(g * n + j) * k + p] is B[p][j] of group g (OHWI convolution weights and [N, K]
   /// fully-connected weights both read this way); bias may be null.
-  PackedWeights(const float* weights, const float* bias, std::size_t groups, std::size_t n, std::size_t k)
-      : PackedWeights(groups, n, k) {
+  BasicPackedWeights(const E* weights, const E* bias, std::size_t groups, std::size_t n, std::size_t k)
+      : BasicPackedWeights(groups, n, k) {
     for (std::size_t g = 0; g < groups; ++g)
       set_columns(g, 0, n, weights + g * n * k, k, bias ? bias + g * n : nullptr);
   }
 
   /// Columns [first, first + count) of group g's B, column first + j's k values at
   /// values[j * stride + p], and their biases (zero if bias is null).
-  void set_columns(std::size_t group, std::size_t first, std::size_t count, const float* values, std::size_t stride,
-                   const float* bias) {
-    // A panel's rows are gemm_nr floats apart, so a column written whole touches k cache lines;
+  void set_columns(std::size_t group, std::size_t first, std::size_t count, const E* values, std::size_t stride,
+                   const E* bias) {
+    // A panel's rows are nr elements apart, so a column written whole touches k cache lines;
     // in blocks of rows the lines written stay in L1 while every column of the panel fills them.
     constexpr std::size_t rows_per_block = 64;
     for (std::size_t j = 0; j < count;) {
-      const std::size_t panel = (first + j) / gemm_nr, offset = (first + j) % gemm_nr;
-      const std::size_t columns = std::min(gemm_nr - offset, count - j);
-      float* dst = floats(data_) + (group * panels_ + panel) * k_ * gemm_nr + offset;
+      const std::size_t panel = (first + j) / nr, offset = (first + j) % nr;
+      const std::size_t columns = std::min(nr - offset, count - j);
+      E* dst = elements(data_) + (group * panels_ + panel) * k_ * nr + offset;
       for (std::size_t p0 = 0; p0 < k_; p0 += rows_per_block) {
         const std::size_t rows = std::min(rows_per_block, k_ - p0);
         for (std::size_t c = 0; c < columns; ++c) {
-          const float* column = values + (j + c) * stride + p0;
-          for (std::size_t p = 0; p < rows; ++p) dst[(p0 + p) * gemm_nr + c] = column[p];
+          const E* column = values + (j + c) * stride + p0;
+          for (std::size_t p = 0; p < rows; ++p) dst[(p0 + p) * nr + c] = column[p];
         }
       }
       for (std::size_t c = 0; c < columns; ++c)
-        floats(bias_)[(group * panels_ + panel) * gemm_nr + offset + c] = bias ? bias[j + c] : 0.0f;
+        elements(bias_)[(group * panels_ + panel) * nr + offset + c] = bias ? bias[j + c] : E{};
       j += columns;
     }
   }
@@ -87,10 +114,8 @@ class PackedWeights {
   std::size_t n() const noexcept { return n_; }
   std::size_t k() const noexcept { return k_; }
   std::size_t panels() const noexcept { return panels_; }
-  const float* panel(std::size_t group, std::size_t p) const {
-    return floats(data_) + (group * panels_ + p) * k_ * gemm_nr;
-  }
-  const float* bias(std::size_t group, std::size_t p) const { return floats(bias_) + (group * panels_ + p) * gemm_nr; }
+  const E* panel(std::size_t group, std::size_t p) const { return elements(data_) + (group * panels_ + p) * k_ * nr; }
+  const E* bias(std::size_t group, std::size_t p) const { return elements(bias_) + (group * panels_ + p) * nr; }
 
  private:
   std::size_t groups_ = 0, n_ = 0, k_ = 0, panels_ = 0;
@@ -107,23 +132,27 @@ class PackedWeights {
       ::new (static_cast<void*>(p)) U;
     }
   };
-  using Storage = std::vector<Vec, uninitialized_allocator<Vec>>;
+  using Storage = std::vector<GemmVec<E>, uninitialized_allocator<GemmVec<E>>>;
   // Stored as vectors (two per panel row) for their alignment; xsimd's aligned_allocator would
   // throw, which firmware builds with -fno-exceptions cannot compile.
-  static float* floats(Storage& v) { return reinterpret_cast<float*>(v.data()); }
-  static const float* floats(const Storage& v) { return reinterpret_cast<const float*>(v.data()); }
+  static E* elements(Storage& v) { return reinterpret_cast<E*>(v.data()); }
+  static const E* elements(const Storage& v) { return reinterpret_cast<const E*>(v.data()); }
   Storage data_, bias_;
 };
+using PackedWeights = BasicPackedWeights<float>;
 
-/// A rows of a plain row-major matrix: row m starts at a + m * lda; one tap of K values.
-struct DenseRows {
-  const float* a;
+/// A rows of a plain row-major matrix of elements E: row m starts at a + m * lda; one tap of K values.
+template <class E>
+struct BasicDenseRows {
+  using Element = E;
+  const E* a;
   std::size_t lda;
   std::size_t taps() const noexcept { return 1; }
-  const float* row(std::size_t m, std::size_t) const noexcept { return a + m * lda; }
+  const E* row(std::size_t m, std::size_t) const noexcept { return a + m * lda; }
   /// The same rows from column `first` on.
-  DenseRows from_column(std::size_t first) const noexcept { return {a + first, lda}; }
+  BasicDenseRows from_column(std::size_t first) const noexcept { return {a + first, lda}; }
 };
+using DenseRows = BasicDenseRows<float>;
 
 /// What the micro-kernel does to a tile before storing it: clamp in registers (ReLU, ReLU6 and the
 /// other bounded ReLUs), and any other fused activation on the stored rows.
@@ -150,43 +179,46 @@ namespace detail {
 /// C[rows x columns] = bias + sum over taps t and channels p of A(row, t)[p] * B[t * channels + p],
 /// for the first Vectors vectors of a panel (one where the panel's columns fit in one: half the
 /// multiply-adds of a full tile, for layers with 16 or fewer output channels left over).
-/// Each C element is one chain of fused multiply-adds in k order, whatever tile or thread computes it.
-template <std::size_t Rows, std::size_t Vectors, class Source>
-void gemm_tile(const Source& a, std::size_t first_row, std::size_t channels, const float* b, const float* bias,
-               float* c, std::size_t ldc, std::size_t columns, const Epilogue& epilogue) {
-  static_assert(Vectors >= 1 && Vectors * lanes <= gemm_nr, "a tile spans one or two vectors of a panel");
-  Vec acc[Rows][Vectors];
+/// Each C element is one chain of fused multiply-adds in k order, whatever tile or thread computes
+/// it, in the source's element type (Float16 accumulates in Float16, as Arm NN's Neon backend does).
+template <std::size_t Rows, std::size_t Vectors, class Source, class E = typename Source::Element>
+void gemm_tile(const Source& a, std::size_t first_row, std::size_t channels, const E* b, const E* bias, E* c,
+               std::size_t ldc, std::size_t columns, const Epilogue& epilogue) {
+  using V = GemmVec<E>;
+  constexpr std::size_t width = V::size, nr = panel_width<E>;
+  static_assert(Vectors >= 1 && Vectors * width <= nr, "a tile spans one or two vectors of a panel");
+  V acc[Rows][Vectors];
 #pragma GCC unroll 16
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 2
-    for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = Vec::load_aligned(bias + v * lanes);
+    for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = V::load_aligned(bias + v * width);
   for (std::size_t t = 0; t < a.taps(); ++t) {
-    const float* rows[Rows];
+    const E* rows[Rows];
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) rows[r] = a.row(first_row + r, t);
-    for (std::size_t p = 0; p < channels; ++p, b += gemm_nr) {
-      Vec bv[Vectors];
+    for (std::size_t p = 0; p < channels; ++p, b += nr) {
+      V bv[Vectors];
 #pragma GCC unroll 2
-      for (std::size_t v = 0; v < Vectors; ++v) bv[v] = Vec::load_aligned(b + v * lanes);
+      for (std::size_t v = 0; v < Vectors; ++v) bv[v] = V::load_aligned(b + v * width);
 #pragma GCC unroll 16
       for (std::size_t r = 0; r < Rows; ++r) {
-        const Vec ar(rows[r][p]);
+        const V ar = broadcast_element(rows[r] + p);
 #pragma GCC unroll 2
-        for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = xsimd::fma(ar, bv[v], acc[r][v]);
+        for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = multiply_add(ar, bv[v], acc[r][v]);
       }
     }
   }
-  const Vec lo(epilogue.min), hi(epilogue.max);
+  const V lo(epilogue.min), hi(epilogue.max);
 #pragma GCC unroll 16
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 2
     for (std::size_t v = 0; v < Vectors; ++v) {
-      const Vec clamped = xsimd::min(xsimd::max(acc[r][v], lo), hi);
-      float* out = c + r * ldc + v * lanes;
-      if (columns >= (v + 1) * lanes)
+      const V clamped = clamp_lanes(acc[r][v], lo, hi);
+      E* out = c + r * ldc + v * width;
+      if (columns >= (v + 1) * width)
         clamped.store_unaligned(out);
-      else if (columns > v * lanes)
-        store_tail(out, clamped, columns - v * lanes);
+      else if (columns > v * width)
+        store_tail(out, clamped, columns - v * width);
     }
   // One switch on the function per tile; the rows are still in L1.
   if (epilogue.activation)
@@ -198,8 +230,9 @@ void gemm_tile(const Source& a, std::size_t first_row, std::size_t channels, con
 /// The tile kernels for 1..gemm_mr rows, spanning Vectors vectors of a panel.
 template <class Source, std::size_t Vectors, std::size_t... Rows>
 constexpr auto tile_kernels(std::index_sequence<Rows...>) {
-  using Fn = void (*)(const Source&, std::size_t, std::size_t, const float*, const float*, float*, std::size_t,
-                      std::size_t, const Epilogue&);
+  using E = typename Source::Element;
+  using Fn = void (*)(const Source&, std::size_t, std::size_t, const E*, const E*, E*, std::size_t, std::size_t,
+                      const Epilogue&);
   return std::array<Fn, sizeof...(Rows)>{&gemm_tile<Rows + 1, Vectors, Source>...};
 }
 
@@ -232,29 +265,32 @@ inline constexpr std::size_t min_tap_channels = 8, gather_max_k = 1024;
 constexpr bool gemm_gathers(std::size_t taps, std::size_t k) {
   return taps > 1 && k / taps < min_tap_channels && k <= gather_max_k;
 }
-/// The scratch gemm needs per thread for such a source: one gathered tile (whole cache lines, so
-/// that threads never share one), or none.
-constexpr std::size_t gemm_scratch_floats(std::size_t taps, std::size_t k) {
-  return gemm_gathers(taps, k) ? (gemm_mr * k + 15) / 16 * 16 : 0;
+/// The scratch gemm needs per thread for such a source of elements E: one gathered tile (whole
+/// cache lines, so that threads never share one), or none.
+template <class E = float>
+constexpr std::size_t gemm_scratch_elements(std::size_t taps, std::size_t k) {
+  constexpr std::size_t per_line = 64 / sizeof(E);
+  return gemm_gathers(taps, k) ? (gemm_mr * k + per_line - 1) / per_line * per_line : 0;
 }
 
 /// C[m x n] = A[m x K] B (+ bias) for every group of packed weights, written with row stride ldc,
 /// split over the context's threads: group g reads A from column g * a_group_columns on and writes
-/// C from column g * n on. `scratch` holds gemm_scratch_floats(a.taps(), K) floats for each of
-/// the context's threads. Loop order keeps the smaller operand in cache: row tiles outside when A
+/// C from column g * n on. `scratch` holds gemm_scratch_elements<E>(a.taps(), K) elements for each
+/// of the context's threads. Loop order keeps the smaller operand in cache: row tiles outside when A
 /// is the larger (its tile stays in L1 while every panel passes), panels outside when B is (a
 /// panel stays in L2 while every row tile passes). The groups share one task space, so that many
 /// small groups keep every thread busy. A source whose taps hold fewer channels than
 /// min_tap_channels (a first layer's RGB, say) is gathered into a dense tile first, so that the
 /// kernel's inner loop is not a few steps long.
-template <class Source>
-void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights& b, float* c, std::size_t ldc,
-          const Epilogue& epilogue, std::span<float> scratch, std::size_t a_group_columns = 0) {
+template <class Source, class E = typename Source::Element>
+void gemm(Context& context, const Source& a, std::size_t m, const BasicPackedWeights<E>& b, E* c, std::size_t ldc,
+          const Epilogue& epilogue, std::span<E> scratch, std::size_t a_group_columns = 0) {
   static constexpr auto& kernels = detail::tile_kernel_table<Source>;
-  static constexpr auto& dense_kernels = detail::tile_kernel_table<DenseRows>;
+  static constexpr auto& dense_kernels = detail::tile_kernel_table<BasicDenseRows<E>>;
+  constexpr std::size_t width = GemmVec<E>::size, nr = panel_width<E>;
   const std::size_t k = b.k(), channels = k / a.taps();
   const bool gather = gemm_gathers(a.taps(), k);
-  assert(!gather || scratch.size() >= context.threads() * gemm_scratch_floats(a.taps(), k));
+  assert(!gather || scratch.size() >= context.threads() * gemm_scratch_elements<E>(a.taps(), k));
   const std::size_t row_tiles = (m + gemm_mr - 1) / gemm_mr, panels = b.panels();
   const bool panels_outside = m < b.n();
   const std::size_t outer = panels_outside ? panels : row_tiles, inner = panels_outside ? row_tiles : panels;
@@ -273,11 +309,11 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
     }
   };
   auto output = [&](std::size_t group, std::size_t first_row, std::size_t p) {
-    return c + first_row * ldc + group * b.n() + p * gemm_nr;
+    return c + first_row * ldc + group * b.n() + p * nr;
   };
-  auto columns = [&](std::size_t p) { return std::min(gemm_nr, b.n() - p * gemm_nr); };
-  auto vectors = [&](std::size_t p) { return columns(p) > lanes ? 2 : 1; };
-  const std::size_t tasks = b.groups() * outer * inner_blocks, task_cost = gemm_mr * inner_block * gemm_nr * k;
+  auto columns = [&](std::size_t p) { return std::min(nr, b.n() - p * nr); };
+  auto vectors = [&](std::size_t p) { return columns(p) > width ? 2 : 1; };
+  const std::size_t tasks = b.groups() * outer * inner_blocks, task_cost = gemm_mr * inner_block * nr * k;
   if (!gather) {
     context.parallel_for(
         tasks,
@@ -294,20 +330,20 @@ void gemm(Context& context, const Source& a, std::size_t m, const PackedWeights&
   context.parallel_for(
       tasks,
       [&](std::size_t task, unsigned thread) {
-        float* tile = scratch.data() + thread * gemm_scratch_floats(a.taps(), k);
+        E* tile = scratch.data() + thread * gemm_scratch_elements<E>(a.taps(), k);
         std::size_t gathered = m, gathered_group = 0;  // the tile in `tile`: none yet
         for_each_tile(task, [&](std::size_t group, std::size_t first_row, std::size_t rows, std::size_t p) {
           if (gathered != first_row || gathered_group != group) {
             const Source rows_of_group = a.from_column(group * a_group_columns);
             for (std::size_t r = 0; r < rows; ++r)
               for (std::size_t t = 0; t < a.taps(); ++t) {
-                const float* src = rows_of_group.row(first_row + r, t);
-                float* dst = tile + r * k + t * channels;
-                for (std::size_t ch = 0; ch < channels; ++ch) dst[ch] = src[ch];  // a few floats: no memcpy call
+                const E* src = rows_of_group.row(first_row + r, t);
+                E* dst = tile + r * k + t * channels;
+                for (std::size_t ch = 0; ch < channels; ++ch) dst[ch] = src[ch];  // a few values: no memcpy call
               }
             gathered = first_row, gathered_group = group;
           }
-          dense_kernels[vectors(p) - 1][rows - 1](DenseRows{tile, k}, 0, k, b.panel(group, p), b.bias(group, p),
+          dense_kernels[vectors(p) - 1][rows - 1](BasicDenseRows<E>{tile, k}, 0, k, b.panel(group, p), b.bias(group, p),
                                                   output(group, first_row, p), ldc, columns(p), epilogue);
         });
       },

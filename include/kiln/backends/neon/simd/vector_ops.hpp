@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// xsimd helpers shared by the Neon kernels: the float batch, tails without scalar loops, activations.
+// xsimd helpers shared by the Neon kernels: the float batch, tails without scalar loops, activations;
+// Float16 in memory, computed in Float32 lanes.
 #pragma once
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kiln/backends/neon/kernel_base.hpp"
+#include "kiln/backends/neon/simd/half_vectors.hpp"
 #include "kiln/ops/activation.hpp"
 
 namespace kiln::neon {
@@ -73,6 +75,23 @@ inline void store_upto(float* p, Vec v, std::size_t n) {
     store_tail(p, v, n);
 }
 
+/// Float16 in memory, Float32 in registers: n <= lanes halves widened into a vector (zeros after),
+/// and the first n lanes of a vector rounded to halves (ties to even), as Float16ViaFloat32 does a
+/// whole tensor at a time, but a vector at a time with no buffer.
+inline Vec load_upto(const Half* p, std::size_t n) {
+  alignas(64) float buffer[lanes] = {};
+  widen_halves(p, buffer, n);
+  return Vec::load_aligned(buffer);
+}
+inline void store_upto(Half* p, Vec v, std::size_t n) {
+  alignas(64) float buffer[lanes];
+  v.store_aligned(buffer);
+  narrow_to_halves(buffer, p, n);
+}
+/// An element as a float: itself, or a half widened.
+inline float as_float(float f) { return f; }
+inline float as_float(Half h) { return half_to_float(h); }
+
 /// t[2i] = a[i] and t[2i + 1] = b[i] for the i of n's whole vectors; returns how many pairs that is.
 /// xsimd stores a batch of complex numbers interleaved, real and imaginary parts.
 inline std::size_t interleave_vectors(const float* a, const float* b, float* t, std::size_t n) {
@@ -91,13 +110,27 @@ inline xsimd::batch_bool<float> lanes_below(std::size_t n) {
   return Vec::load_aligned(index) < Vec(static_cast<float>(n));
 }
 
-/// y[i] = f(x[i]) for i < n, a vector at a time.
+/// y[i] = f(x[i]) for i < n, a vector at a time; on halves, f computes in Float32 and each result
+/// is rounded once.
 template <class F>
 void map(const float* x, float* y, std::size_t n, F&& f) {
   std::size_t i = 0;
   for (; i + lanes <= n; i += lanes) f(Vec::load_unaligned(x + i)).store_unaligned(y + i);
   if (i < n) store_tail(y + i, f(load_tail(x + i, n - i)), n - i);
 }
+template <class F>
+void map(const Half* x, Half* y, std::size_t n, F&& f) {
+  for (std::size_t i = 0; i < n; i += lanes) {
+    const std::size_t count = std::min(lanes, n - i);
+    store_upto(y + i, f(load_upto(x + i, count)), count);
+  }
+}
+
+/// What the GEMM's tile does to vectors, named alike for each element type's vector (HalfVec's are
+/// in half_arithmetic.hpp): acc + a * b with one rounding, x limited to [lo, hi], *p in every lane.
+inline Vec multiply_add(Vec a, Vec b, Vec acc) { return xsimd::fma(a, b, acc); }
+inline Vec clamp_lanes(Vec x, Vec lo, Vec hi) { return xsimd::min(xsimd::max(x, lo), hi); }
+inline Vec broadcast_element(const float* p) { return Vec(*p); }
 
 /// Horizontal max and sum of a vector.
 inline float reduce_max(Vec v) {
@@ -136,8 +169,9 @@ decltype(auto) visit_activation(const ops::Activation::Params& p, F&& f) {
   return f([](Vec x) { return x; });
 }
 
-/// Applies an optional fused activation in place over n floats.
-inline void apply_activation(const std::optional<ops::Activation::Params>& activation, float* y, std::size_t n) {
+/// Applies an optional fused activation in place over n floats or halves.
+template <class E>
+void apply_activation(const std::optional<ops::Activation::Params>& activation, E* y, std::size_t n) {
   if (activation) visit_activation(*activation, [&](auto f) { map(y, y, n, f); });
 }
 
