@@ -18,8 +18,9 @@ echo "clang: $count headers, each on its own"
 echo "$headers" | xargs -P "$jobs" -I{} sh -c \
   "printf '#include <%s>\n' '{}' | $clang $flags -fsyntax-only -x c++ - || { echo 'clang -Werror failed on {}'; exit 255; }"
 
-for example in examples/quick_start.cpp examples/custom_backend.cpp examples/run_examples.cpp; do
-  echo "clang: $example"
-  $clang $flags -Iexamples -O1 -c "$example" -o /dev/null
-done
+# Clang's warnings come from its front end, so the examples are parsed and checked, not compiled
+# (-O1 code generation took minutes of CI for nothing -Werror would see).
+echo "clang: examples/quick_start.cpp examples/custom_backend.cpp examples/run_examples.cpp"
+printf '%s\n' examples/quick_start.cpp examples/custom_backend.cpp examples/run_examples.cpp | xargs -P "$jobs" -I{} sh -c \
+  "$clang $flags -Iexamples -fsyntax-only {} || { echo 'clang -Werror failed on {}'; exit 255; }"
 echo "clang: headers and examples compile with -Werror"
