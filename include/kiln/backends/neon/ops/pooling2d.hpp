@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon Pooling2d: max and average over windows, channels in vectors, output rows split over threads;
-// int8 max pooling on bytes, averages and rescaled maxima a channel per int32 lane.
+// Neon Pooling2d: max and average over windows, channels in vectors, output rows split over threads
+// (Float16 computed in Float32 lanes); int8 max pooling on bytes, averages and rescaled maxima a channel per int32
+// lane.
 #pragma once
 
 #include <algorithm>
@@ -44,46 +45,59 @@ void for_each_window(const ops::Pooling2d::Params& params, const TensorShape& xs
       std::size_t{ys[2]} * ys[3] * p.window.height * p.window.width);
 }
 
+/// Max or average pooling on elements E: floats, or halves computed in Float32 lanes (a result
+/// rounded once, RefBackend's arithmetic).
+template <class E>
+void pool(const ops::Pooling2d::Params& params, const ConstTensor& in, const Tensor& out, Context& context) {
+  const TensorShape& xs = in.info.shape;
+  const std::ptrdiff_t width = xs[2], channels = xs[3];
+  const bool max = params.kind == ops::PoolingKind::Max;
+  for_each_window(params, xs, out.info.shape, context, [&](std::size_t pixel, const PoolingWindow& w) {
+    const E* x = static_cast<const E*>(in.data) + w.n * xs[1] * width * channels;
+    E* y = static_cast<E*>(out.data) + pixel * channels;
+    // `count` channels from c on: lanes, or fewer for the last ones.
+    auto window = [&](std::ptrdiff_t c, std::size_t count) {
+      if (max) {
+        Vec acc(-std::numeric_limits<float>::infinity());
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix)
+            acc = xsimd::max(acc, load_upto(x + (iy * width + ix) * channels + c, count));
+        store_upto(y + c, acc, count);
+      } else {
+        Vec acc(0.0f);
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix)
+            acc += load_upto(x + (iy * width + ix) * channels + c, count);
+        store_upto(y + c, acc / Vec(static_cast<float>(w.divisor)), count);
+      }
+    };
+    std::ptrdiff_t c = 0;
+    for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes) window(c, lanes);
+    // The last channels: one more whole vector ending at the last channel, which computes a few
+    // channels again (to the same values), since a partial vector's copies cost more.
+    if (c < channels && channels >= std::ptrdiff_t{lanes})
+      window(channels - std::ptrdiff_t{lanes}, lanes);
+    else if (c < channels)
+      window(c, channels - c);
+  });
+}
+
 template <>
 struct Kernel<ops::Pooling2d, DataType::Float32> : Float32Kernel<ops::Pooling2d> {
   using Float32Kernel::Float32Kernel;
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    const TensorShape& xs = in[0].info.shape;
-    const std::ptrdiff_t width = xs[2], channels = xs[3];
-    const bool max = params_.kind == ops::PoolingKind::Max;
-    for_each_window(params_, xs, out[0].info.shape, context, [&](std::size_t pixel, const PoolingWindow& w) {
-      const float* x = floats(in[0]) + w.n * xs[1] * width * channels;
-      float* y = floats(out[0]) + pixel * channels;
-      auto window = [&](std::ptrdiff_t c, auto load, auto store) {
-        if (max) {
-          Vec acc(-std::numeric_limits<float>::infinity());
-          for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
-            for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix)
-              acc = xsimd::max(acc, load(x + (iy * width + ix) * channels + c));
-          store(y + c, acc);
-        } else {
-          Vec acc(0.0f);
-          for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
-            for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix) acc += load(x + (iy * width + ix) * channels + c);
-          store(y + c, acc / Vec(static_cast<float>(w.divisor)));
-        }
-      };
-      auto full = [](const float* q) { return Vec::load_unaligned(q); };
-      auto store_full = [](float* q, Vec v) { v.store_unaligned(q); };
-      std::ptrdiff_t c = 0;
-      for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes) window(c, full, store_full);
-      // The last channels: one more whole vector ending at the last channel, which computes a
-      // few channels again (to the same values), since a partial vector's copies cost more.
-      if (c < channels && channels >= std::ptrdiff_t{lanes}) {
-        window(channels - std::ptrdiff_t{lanes}, full, store_full);
-      } else if (c < channels) {
-        const std::size_t rest = channels - c;
-        window(
-            c, [rest](const float* q) { return load_tail(q, rest); },
-            [rest](float* q, Vec v) { store_tail(q, v, rest); });
-      }
-    });
+    pool<float>(params_, in[0], out[0], context);
+  }
+};
+
+/// Float16: halves read and written in place, with no Float32 buffers.
+template <>
+struct Kernel<ops::Pooling2d, DataType::Float16> : Float16Kernel<ops::Pooling2d> {
+  using Float16Kernel::Float16Kernel;
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    pool<Half>(params_, in[0], out[0], context);
   }
 };
 
