@@ -10,7 +10,8 @@ Disassembles BINARY (aarch64 or 32-bit Arm, told apart by objdump's file format)
 - the Float32 GEMM micro-kernel's loop, the tallest `gemm_tile<ROWS, 2, BasicDenseRows<float>>`
   (ROWS rows by 2 vectors of 4), does 2 x ROWS vector multiply-adds an iteration (or a multiple, if
   unrolled) and no spills; where an instruction set has half-precision arithmetic (aarch64's
-  dotprod_fp16, decision 0020), so does its Float16 tile on 2 vectors of 8 halves (fmla v.8h);
+  dotprod_fp16, decision 0020), so does its Float16 tile on 2 vectors of 8 halves (fmla v.8h), and
+  its Float16 depthwise convolution does its multiply-adds on 8 halves too;
 - the int8 GEMM micro-kernel's loop, the tallest `int8_tile<ROWS, 2>`, does 2 x ROWS dot products
   (sdot) or pairwise widening adds (sadalp, vpadal) an iteration, whichever its instruction set has;
 - on aarch64, each instruction set's Float16 conversions (decision 0019) widen and narrow four
@@ -25,6 +26,9 @@ import sys
 COMPUTE_OPS = ["Convolution2d", "DepthwiseConvolution2d", "FullyConnected", "BatchMatMul", "Pooling2d",
                "ElementwiseBinary", "ElementwiseUnary", "Activation", "Softmax", "Reduce", "BatchNormalization",
                "Quantize", "Dequantize", "Requantize", "TransposeConvolution2d"]
+# Kernels whose code is a class template shared by their element types, named apart from Kernel<>.
+KERNEL_CLASSES = {"Convolution2d": "::GemmConvolution<", "DepthwiseConvolution2d": "::DepthwiseConvolution<",
+                  "FullyConnected": "::GemmFullyConnected<"}
 FUNCTION = re.compile(r"^([0-9a-f]+) <(.+)>:$")
 A64_VECTOR = re.compile(r"\bv\d+\.\d*[bhsd]\b|\bq\d+\b")
 A32_QUAD = re.compile(r"\bq\d+\b")
@@ -46,6 +50,10 @@ def functions(listing):
         body.append((int(parts[0][:-1], 16), parts[1], parts[2] if len(parts) > 2 else ""))
     if name is not None:
         yield name, body
+
+
+def half_fma(ins):
+    return ins[1] == "fmla" and ".8h" in ins[2]
 
 
 def is_vector(arm64, mnemonic, operands):
@@ -98,6 +106,7 @@ def main() -> int:
     vector_counts = {op: 0 for op in COMPUTE_OPS}
     tiles = {}  # (kernel, ISA namespace) -> body
     conversions = {}  # ISA namespace -> the Float16 conversion instructions of its code
+    half_depthwise = {}  # ISA namespace -> the Float16 FMAs of its Float16 depthwise convolution
     for name, body in functions(listing):
         if "kiln::neon::isa_neon" not in name:
             continue
@@ -106,8 +115,10 @@ def main() -> int:
             if (mnemonic, operands[:1]) in (("fcvtl", "v"), ("fcvtn", "v")) and re.search(r"\.4[sh]\b", operands):
                 conversions.setdefault(isa.group(1) if isa else "", set()).add(mnemonic)
         for op in COMPUTE_OPS:
-            if f"Kernel<kiln::ops::{op}," in name:
+            if f"Kernel<kiln::ops::{op}," in name or KERNEL_CLASSES.get(op, "Kernel<>") in name:
                 vector_counts[op] += sum(is_vector(arm64, m, o) for _, m, o in body)
+        if isa and "::DepthwiseConvolution<unsigned short>" in name:
+            half_depthwise[isa.group(1)] = half_depthwise.get(isa.group(1), 0) + sum(map(half_fma, body))
         tile = re.match(r"void kiln::neon::(isa_neon\w*)::detail::(gemm_tile|int8_tile)<(\d+)u?l?, 2u?l?(, kiln::neon::"
                          r"isa_neon\w*::BasicDenseRows<(float|unsigned short)>, \5)?>\(", name)
         if tile and (tile.group(2) == "int8_tile" or tile.group(4)):
@@ -123,7 +134,6 @@ def main() -> int:
     fma = (lambda ins: ins[1] == "fmla" and ".4s" in ins[2]) if arm64 else \
         (lambda ins: ins[1] in ("vfma.f32", "vmla.f32") and A32_QUAD.search(ins[2]) is not None)
     dot = (lambda ins: ins[1] in ("sdot", "sadalp")) if arm64 else (lambda ins: ins[1] == "vpadal.s16")
-    half_fma = lambda ins: ins[1] == "fmla" and ".8h" in ins[2]  # noqa: E731
     half_sets = sorted(isa for isa in {isa for _, isa in tiles} if isa.endswith("_fp16"))
     for kernel, counted, what in (("gemm_tile", fma, "vector FMAs"), ("int8_tile", dot, "sdot or sadalp/vpadal"),
                                   ("gemm_tile_half", half_fma, "Float16 vector FMAs")):
@@ -135,6 +145,10 @@ def main() -> int:
         for isa in found:
             rows, body = tiles[(kernel, isa)]
             check_loop(failures, body, f"{isa}::{kernel}<{rows}, 2>", what, counted, 2 * rows)
+    for isa in half_sets:
+        print(f"{isa}: {half_depthwise.get(isa, 0)} Float16 vector FMAs in its Float16 depthwise convolution")
+        if half_depthwise.get(isa, 0) == 0:
+            failures.append(f"{isa}: its Float16 depthwise convolution does no FMA on 8 halves")
     if arm64:
         for isa in sorted({isa for _, isa in tiles}):
             seen = conversions.get(isa, set())

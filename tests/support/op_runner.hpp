@@ -276,14 +276,15 @@ template <class Op, class Backend>
 void check_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol = 1e-5,
                        double atol = 1e-5, const std::vector<ops::OutputType>& output_types = {});
 
-/// Whether Backend's Float16 kernel of Op sums its products in Float16 (NeonBackend's convolution
-/// and fully connected with armv8.2-a's half-precision arithmetic, decision 0020), rather than in
-/// Float32 with one rounding at the end.
+/// Whether Backend's Float16 kernel of Op sums its products in Float16 (NeonBackend's convolution,
+/// depthwise convolution and fully connected with armv8.2-a's half-precision arithmetic, decision
+/// 0020), rather than in Float32 with one rounding at the end.
 template <class Op, class Backend>
 bool accumulates_in_float16() {
 #if KILN_WITH_NEON
   if constexpr (std::same_as<Backend, NeonBackend> &&
-                (std::same_as<Op, ops::Convolution2d> || std::same_as<Op, ops::FullyConnected>))
+                (std::same_as<Op, ops::Convolution2d> || std::same_as<Op, ops::DepthwiseConvolution2d> ||
+                 std::same_as<Op, ops::FullyConnected>))
     return neon::float16_arithmetic();
 #endif
   return false;
@@ -294,7 +295,7 @@ bool accumulates_in_float16() {
 /// twice over for fused activations steeper than 1 (HardSwish's 1.5), plus K + 1 steps of
 /// 2^-24 for products below Float16's normal range. RefBackend computes the magnitudes: the op on
 /// the inputs' absolute values (Float32 or Float16) in Float32, without its activation. Input 1 is
-/// the weights, [N, ...] with K values per output channel.
+/// the weights: [N, ...] with K values per output channel, or a depthwise [1, H, W, C] with K = H W.
 template <class Op>
 std::vector<float> float16_accumulation_bound(const typename Op::Params& params,
                                               const std::vector<TestTensor>& inputs) {
@@ -309,7 +310,9 @@ std::vector<float> float16_accumulation_bound(const typename Op::Params& params,
   }
   auto sums = run_op<Op, RefBackend>(plain, magnitudes);
   REQUIRE(sums);
-  const double k = double(inputs[1].info.num_elements()) / inputs[1].info.shape[0];
+  const TensorShape& ws = inputs[1].info.shape;
+  const double k = std::same_as<Op, ops::DepthwiseConvolution2d> ? double(ws[1]) * ws[2]
+                                                                 : double(inputs[1].info.num_elements()) / ws[0];
   std::vector<float> bound;
   for (float sum : (*sums)[0].floats()) bound.push_back(float(2.0 * (k + 1) * (0x1p-11 * sum + 0x1p-24)));
   return bound;

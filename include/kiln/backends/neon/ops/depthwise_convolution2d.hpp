@@ -80,27 +80,26 @@ inline Status require_channel_multiplier_1(const WorkloadInfo<ops::DepthwiseConv
   return Status::ok();
 }
 
-/// Deviation from Ref: channel multiplier 1 only (others run Ref's kernel); weights and bias are
-/// copied at load, so they must be constants. Sums taps in the same (ky, kx) order as Ref.
-template <>
-struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<ops::DepthwiseConvolution2d> {
-  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
-  static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
-    if (auto s = require_channel_multiplier_1(info); !s) return s;
-    return require_float32_constants(info, inputs_read_at_run);
-  }
+/// A depthwise convolution with channel multiplier 1 on elements E (float; Float16 where the target
+/// has half-precision arithmetic, summing in Float16), channels in GemmVec<E> vectors. Weights and
+/// bias are copied at load. Sums taps in the same (ky, kx) order as Ref.
+template <class E>
+class DepthwiseConvolution {
+  using V = GemmVec<E>;
+  static constexpr std::size_t lanes = V::size;
 
-  explicit Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info)
-      : Float32Kernel(info), epilogue_(Epilogue::from(params_.activation)) {
+ public:
+  explicit DepthwiseConvolution(const WorkloadInfo<ops::DepthwiseConvolution2d>& info)
+      : params_(info.params), epilogue_(Epilogue::from(params_.activation)) {
     const TensorShape& ws = info.inputs[1].shape;
     kernel_ = {ws[1], ws[2]};
-    const auto* w = static_cast<const float*>(info.constants[1]);
+    const auto* w = static_cast<const E*>(info.constants[1]);
     weights_.assign(w, w + ws.num_elements());
-    bias_.assign(ws[3], 0.0f);
-    if (info.inputs.size() > 2) std::copy_n(static_cast<const float*>(info.constants[2]), ws[3], bias_.begin());
+    bias_.assign(ws[3], E{});
+    if (info.inputs.size() > 2) std::copy_n(static_cast<const E*>(info.constants[2]), ws[3], bias_.begin());
   }
 
-  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+  void run(const ConstTensor& in, const Tensor& out, Context& context) const {
     with_unrolled_window(kernel_, params_,
                          [&]<std::uint32_t K, std::uint32_t Stride>() { rows<K, Stride>(in, out, context); });
   }
@@ -109,9 +108,9 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   // K > 0: a K x K window with stride Stride and no dilation, taps unrolled with the weights in
   // registers; K == 0: any window, read at run time.
   template <std::uint32_t K, std::uint32_t Stride>
-  void rows(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
-    const TensorShape& xs = in[0].info.shape;
-    const TensorShape& ys = out[0].info.shape;
+  void rows(const ConstTensor& in, const Tensor& out, Context& context) const {
+    const TensorShape& xs = in.info.shape;
+    const TensorShape& ys = out.info.shape;
     const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
     const InteriorColumns interior = interior_columns(width, out_width, params_.stride.width, params_.dilation.width,
                                                       kernel_.width, params_.padding.left);
@@ -119,8 +118,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
         std::size_t{ys[0]} * ys[1],
         [&](std::size_t row) {
           const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
-          const float* x = floats(in[0]) + n * xs[1] * width * channels;
-          float* y = floats(out[0]) + row * out_width * channels;
+          const E* x = static_cast<const E*>(in.data) + n * xs[1] * width * channels;
+          E* y = static_cast<E*>(out.data) + row * out_width * channels;
           const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
           const std::ptrdiff_t ky0 = first_tap(y0, params_.dilation.height),
                                ky1 = end_tap(y0, params_.dilation.height, kernel_.height, xs[1]);
@@ -141,16 +140,16 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
 
   // One vector of `count` channels starting at c, across a whole output row.
   template <std::uint32_t K, std::uint32_t Stride, bool Tail>
-  void channel_block(const float* x, float* y, const TensorShape& xs, const TensorShape& ys, std::ptrdiff_t c,
+  void channel_block(const E* x, E* y, const TensorShape& xs, const TensorShape& ys, std::ptrdiff_t c,
                      std::ptrdiff_t y0, std::ptrdiff_t ky0, std::ptrdiff_t ky1, InteriorColumns interior,
                      std::size_t count) const {
-    auto load = [&](const float* p) {  // [&]: `count` goes unused when !Tail
+    auto load = [&](const E* p) {  // [&]: `count` goes unused when !Tail
       if constexpr (Tail)
         return load_tail(p, count);
       else
-        return Vec::load_unaligned(p);
+        return V::load_unaligned(p);
     };
-    auto store = [&](float* p, Vec v) {
+    auto store = [&](E* p, V v) {
       if constexpr (Tail)
         store_tail(p, v, count);
       else
@@ -159,42 +158,80 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
     const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
     const std::ptrdiff_t kw = kernel_.width, sw = params_.stride.width, dh = params_.dilation.height,
                          dw = params_.dilation.width;
-    const Vec lo(epilogue_.min), hi(epilogue_.max), bias = load(&bias_[c]);
+    const V lo(epilogue_.min), hi(epilogue_.max), bias = load(&bias_[c]);
     // Any window: the taps inside the input, found per pixel.
     auto border_pixel = [&](std::ptrdiff_t ox) {
       const std::ptrdiff_t x0 = ox * sw - static_cast<std::ptrdiff_t>(params_.padding.left);
       const std::ptrdiff_t kx0 = first_tap(x0, dw), kx1 = end_tap(x0, dw, kw, width);
-      Vec acc = bias;
+      V acc = bias;
       for (std::ptrdiff_t ky = ky0; ky < ky1; ++ky)
         for (std::ptrdiff_t kx = kx0; kx < kx1; ++kx)
-          acc = xsimd::fma(load(x + ((y0 + ky * dh) * width + x0 + kx * dw) * channels + c),
-                           load(&weights_[(ky * kw + kx) * channels + c]), acc);
-      store(y + ox * channels + c, xsimd::min(xsimd::max(acc, lo), hi));
+          acc = multiply_add(load(x + ((y0 + ky * dh) * width + x0 + kx * dw) * channels + c),
+                             load(&weights_[(ky * kw + kx) * channels + c]), acc);
+      store(y + ox * channels + c, clamp_lanes(acc, lo, hi));
     };
     walk_row<K>(out_width, interior, ky0 == 0 && ky1 == std::ptrdiff_t{K}, border_pixel, [&] {
-      Vec w[std::max(K * K, 1u)];
+      V w[std::max(K * K, 1u)];
 #pragma GCC unroll 25
       for (std::size_t t = 0; t < K * K; ++t) w[t] = load(&weights_[t * channels + c]);
       return [&, w](std::ptrdiff_t ox) {
-        const float* window =
+        const E* window =
             x +
             (y0 * width + ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left)) * channels +
             c;
-        Vec acc = bias;
+        V acc = bias;
 #pragma GCC unroll 5
         for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
 #pragma GCC unroll 5
           for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{K}; ++kx)
-            acc = xsimd::fma(load(window + (ky * width + kx) * channels), w[ky * K + kx], acc);
-        store(y + ox * channels + c, xsimd::min(xsimd::max(acc, lo), hi));
+            acc = multiply_add(load(window + (ky * width + kx) * channels), w[ky * K + kx], acc);
+        store(y + ox * channels + c, clamp_lanes(acc, lo, hi));
       };
     });
   }
 
-  ops::Size2d kernel_;
+  ops::DepthwiseConvolution2d::Params params_;
   Epilogue epilogue_;
-  std::vector<float> weights_, bias_;
+  ops::Size2d kernel_;
+  std::vector<E> weights_, bias_;
 };
+
+/// Deviation from Ref: channel multiplier 1 only (others run Ref's kernel); weights and bias are
+/// copied at load, so they must be constants.
+template <>
+struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<ops::DepthwiseConvolution2d> {
+  static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
+  static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
+    if (auto s = require_channel_multiplier_1(info); !s) return s;
+    return require_float32_constants(info, inputs_read_at_run);
+  }
+  explicit Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) : Float32Kernel(info), depthwise_(info) {}
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    depthwise_.run(in[0], out[0], context);
+  }
+
+ private:
+  DepthwiseConvolution<float> depthwise_;
+};
+
+#if KILN_NEON_HALF_ARITHMETIC
+/// Float16 with half-precision arithmetic: eight channels a vector, summing in Float16 (decision
+/// 0020).
+template <>
+struct Kernel<ops::DepthwiseConvolution2d, DataType::Float16> : DepthwiseConvolution<Half> {
+  static constexpr std::size_t inputs_read_at_run = 1;
+  static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
+    if (auto s = require_channel_multiplier_1(info); !s) return s;
+    return require_float16_constants(info, inputs_read_at_run);
+  }
+  explicit Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) : DepthwiseConvolution<Half>(info) {}
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
+    DepthwiseConvolution<Half>::run(in[0], out[0], context);
+  }
+};
+#endif
 
 /// int8 (decision 0014): the Float32 kernel's structure, along an output row one block of channels
 /// at a time. Where the whole window is inside the input the zero point's share is folded into the

@@ -2,8 +2,8 @@
 // Arithmetic on Float16 vectors, where the compile target has it: armv8.2-a's half-precision
 // vector instructions (FEAT_FP16: FMLA, FMAX, FMIN on 8 halves), which the dispatching build's
 // dotprod_fp16 set compiles for. xsimd 8.1 has no Float16 batch, so HalfVec wraps the intrinsics
-// with the few members the GEMM uses (decision 0020). Elsewhere Float16 layers compute in Float32
-// on widened halves (Float16ViaFloat32, decision 0019).
+// with the few members the GEMM and the depthwise convolution use (decision 0020). Elsewhere Float16 layers compute in
+// Float32 on widened halves (Float16ViaFloat32, decision 0019).
 #pragma once
 
 #include "kiln/backends/neon/simd/half_vectors.hpp"
@@ -37,6 +37,12 @@ inline HalfVec clamp_lanes(HalfVec x, HalfVec lo, HalfVec hi) { return vminq_f16
 /// *p in every lane.
 inline HalfVec broadcast_element(const Half* p) { return vreinterpretq_f16_u16(vld1q_dup_u16(p)); }
 
+/// The first n <= 8 halves at p in a vector, zeros after.
+inline HalfVec load_tail(const Half* p, std::size_t n) {
+  alignas(16) Half buffer[HalfVec::size] = {};
+  for (std::size_t i = 0; i < n; ++i) buffer[i] = p[i];
+  return HalfVec::load_aligned(buffer);
+}
 /// The first n <= 8 halves of v, stored at p.
 inline void store_tail(Half* p, HalfVec v, std::size_t n) {
   alignas(16) Half buffer[HalfVec::size];
