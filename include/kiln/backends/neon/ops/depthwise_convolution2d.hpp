@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon DepthwiseConvolution2d: channels in vectors, weights held in registers along a row, taps
-// unrolled for 3x3 and 5x5, and no bounds checks for the output pixels whose window is inside;
-// int8 with a channel in each int32 lane.
+// unrolled for 3x3 and 5x5, and no bounds checks for the output pixels whose window is inside
+// (Float16 on halves where the target has their arithmetic, else widened to Float32 lanes); int8
+// with a channel in each int32 lane.
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <numeric>
 #include <span>
 #include <type_traits>
@@ -80,13 +82,29 @@ inline Status require_channel_multiplier_1(const WorkloadInfo<ops::DepthwiseConv
   return Status::ok();
 }
 
-/// A depthwise convolution with channel multiplier 1 on elements E (float; Float16 where the target
-/// has half-precision arithmetic, summing in Float16), channels in GemmVec<E> vectors. Weights and
-/// bias are copied at load. Sums taps in the same (ky, kx) order as Ref.
+/// The vector a depthwise convolution on elements E computes in: HalfVec for Float16 where the
+/// target has half-precision arithmetic (summing in Float16), else Vec (floats, or halves widened).
+template <class E>
+struct DepthwiseVector {
+  using type = Vec;
+};
+#if KILN_NEON_HALF_ARITHMETIC
+template <>
+struct DepthwiseVector<Half> {
+  using type = HalfVec;
+};
+#endif
+
+/// A depthwise convolution with channel multiplier 1 on elements E (float or Float16), channels in
+/// DepthwiseVector<E> vectors. Weights and bias are copied at load. Sums taps in the same (ky, kx)
+/// order as Ref.
 template <class E>
 class DepthwiseConvolution {
-  using V = GemmVec<E>;
+  using V = typename DepthwiseVector<E>::type;
   static constexpr std::size_t lanes = V::size;
+  // Halves computed in Float32 lanes take a fused activation before their one rounding; floats
+  // (exact in the output) and Float16 arithmetic take it on the output row.
+  static constexpr bool activation_in_lanes = std::same_as<E, Half> && std::same_as<V, Vec>;
 
  public:
   explicit DepthwiseConvolution(const WorkloadInfo<ops::DepthwiseConvolution2d>& info)
@@ -133,7 +151,8 @@ class DepthwiseConvolution {
                                             lanes);
           else if (c < channels)
             channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, interior, channels - c);
-          apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
+          if constexpr (!activation_in_lanes)
+            apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
         },
         std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
   }
@@ -143,14 +162,20 @@ class DepthwiseConvolution {
   void channel_block(const E* x, E* y, const TensorShape& xs, const TensorShape& ys, std::ptrdiff_t c,
                      std::ptrdiff_t y0, std::ptrdiff_t ky0, std::ptrdiff_t ky1, InteriorColumns interior,
                      std::size_t count) const {
-    auto load = [&](const E* p) {  // [&]: `count` goes unused when !Tail
-      if constexpr (Tail)
+    auto load = [&](const E* p) -> V {     // [&]: `count` goes unused when !Tail
+      if constexpr (std::same_as<V, Vec>)  // floats, or halves widened
+        return load_upto(p, Tail ? count : lanes);
+      else if constexpr (Tail)
         return load_tail(p, count);
       else
         return V::load_unaligned(p);
     };
     auto store = [&](E* p, V v) {
-      if constexpr (Tail)
+      if constexpr (activation_in_lanes)
+        if (epilogue_.activation) v = activate(*epilogue_.activation, v);
+      if constexpr (std::same_as<V, Vec>)
+        store_upto(p, v, Tail ? count : lanes);
+      else if constexpr (Tail)
         store_tail(p, v, count);
       else
         v.store_unaligned(p);
@@ -215,9 +240,8 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   DepthwiseConvolution<float> depthwise_;
 };
 
-#if KILN_NEON_HALF_ARITHMETIC
-/// Float16 with half-precision arithmetic: eight channels a vector, summing in Float16 (decision
-/// 0020).
+/// Float16: halves read and written in place, with no Float32 buffers; with half-precision
+/// arithmetic eight channels a vector, summing in Float16 (decision 0020), else in Float32 lanes.
 template <>
 struct Kernel<ops::DepthwiseConvolution2d, DataType::Float16> : DepthwiseConvolution<Half> {
   static constexpr std::size_t inputs_read_at_run = 1;
@@ -231,7 +255,6 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float16> : DepthwiseConvolu
     DepthwiseConvolution<Half>::run(in[0], out[0], context);
   }
 };
-#endif
 
 /// int8 (decision 0014): the Float32 kernel's structure, along an output row one block of channels
 /// at a time. Where the whole window is inside the input the zero point's share is folded into the

@@ -77,13 +77,43 @@ inline void store_upto(float* p, Vec v, std::size_t n) {
 
 /// Float16 in memory, Float32 in registers: n <= lanes halves widened into a vector (zeros after),
 /// and the first n lanes of a vector rounded to halves (ties to even), as Float16ViaFloat32 does a
-/// whole tensor at a time, but a vector at a time with no buffer.
+/// whole tensor at a time, but a vector at a time with no buffer. A whole vector converts in
+/// registers where the target converts that many lanes at once (AVX-512F: 16, F16C: 8, aarch64: 4).
+#if defined(__AVX512F__) || (defined(__AVX__) && defined(__F16C__)) || defined(__aarch64__)
+#define KILN_NEON_VECTOR_HALVES 1
+inline Vec widen_vector(const Half* p) {
+#if defined(__AVX512F__)
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+#elif defined(__AVX__)
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+#else
+  return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
+#endif
+}
+inline void narrow_vector(Vec v, Half* p) {
+#if defined(__AVX512F__)
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#elif defined(__AVX__)
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+#else
+  vst1_u16(p, vreinterpret_u16_f16(vcvt_f16_f32(v)));
+#endif
+}
+#else
+#define KILN_NEON_VECTOR_HALVES 0
+#endif
 inline Vec load_upto(const Half* p, std::size_t n) {
+#if KILN_NEON_VECTOR_HALVES
+  if (n == lanes) return widen_vector(p);
+#endif
   alignas(64) float buffer[lanes] = {};
   widen_halves(p, buffer, n);
   return Vec::load_aligned(buffer);
 }
 inline void store_upto(Half* p, Vec v, std::size_t n) {
+#if KILN_NEON_VECTOR_HALVES
+  if (n == lanes) return narrow_vector(v, p);
+#endif
   alignas(64) float buffer[lanes];
   v.store_aligned(buffer);
   narrow_to_halves(buffer, p, n);
@@ -167,6 +197,11 @@ decltype(auto) visit_activation(const ops::Activation::Params& p, F&& f) {
       return f([=](Vec x) { return half * x * (one + xsimd::erf(x / Vec(std::numbers::sqrt2_v<float>))); });
   }
   return f([](Vec x) { return x; });
+}
+
+/// The activation `p` of one vector (a switch on the function per call).
+inline Vec activate(const ops::Activation::Params& p, Vec x) {
+  return visit_activation(p, [x](auto f) { return f(x); });
 }
 
 /// Applies an optional fused activation in place over n floats or halves.
