@@ -53,16 +53,10 @@ Status require_constants(const WorkloadInfo<Op>& info, std::size_t first) {
   return Status::ok();
 }
 
-/// Fails unless the layer is Float32 and its inputs from `first` on are constants.
+/// Fails unless the layer is in `type` and its inputs from `first` on are constants.
 template <class Op>
-Status require_float32_constants(const WorkloadInfo<Op>& info, std::size_t first) {
-  if (auto s = ref::require_float32(info); !s) return s;
-  return require_constants(info, first);
-}
-/// Fails unless the layer is Float16 and its inputs from `first` on are constants.
-template <class Op>
-Status require_float16_constants(const WorkloadInfo<Op>& info, std::size_t first) {
-  if (auto s = ref::require_type(info, DataType::Float16); !s) return s;
+Status require_constants_of(const WorkloadInfo<Op>& info, DataType type, std::size_t first) {
+  if (auto s = ref::require_type(info, type); !s) return s;
   return require_constants(info, first);
 }
 

@@ -209,7 +209,7 @@ template <>
 struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convolution2d> {
   static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::Convolution2d>& info) {
-    return require_float32_constants(info, inputs_read_at_run);
+    return require_constants_of(info, DataType::Float32, inputs_read_at_run);
   }
 
   explicit Kernel(const WorkloadInfo<ops::Convolution2d>& info)
@@ -250,7 +250,7 @@ template <>
 struct Kernel<ops::Convolution2d, DataType::Float16> : GemmConvolution<Half> {
   static constexpr std::size_t inputs_read_at_run = 1;
   static Status is_supported(const WorkloadInfo<ops::Convolution2d>& info) {
-    return require_float16_constants(info, inputs_read_at_run);
+    return require_constants_of(info, DataType::Float16, inputs_read_at_run);
   }
   explicit Kernel(const WorkloadInfo<ops::Convolution2d>& info) : GemmConvolution<Half>(info) {}
 

@@ -228,7 +228,7 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float32> : Float32Kernel<op
   static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
     if (auto s = require_channel_multiplier_1(info); !s) return s;
-    return require_float32_constants(info, inputs_read_at_run);
+    return require_constants_of(info, DataType::Float32, inputs_read_at_run);
   }
   explicit Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) : Float32Kernel(info), depthwise_(info) {}
 
@@ -247,7 +247,7 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float16> : DepthwiseConvolu
   static constexpr std::size_t inputs_read_at_run = 1;
   static Status is_supported(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
     if (auto s = require_channel_multiplier_1(info); !s) return s;
-    return require_float16_constants(info, inputs_read_at_run);
+    return require_constants_of(info, DataType::Float16, inputs_read_at_run);
   }
   explicit Kernel(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) : DepthwiseConvolution<Half>(info) {}
 

@@ -37,7 +37,7 @@ class GemmFullyConnected {
 template <>
 struct Kernel<ops::FullyConnected, DataType::Float32> : Float32Kernel<ops::FullyConnected>, GemmFullyConnected<float> {
   static Status is_supported(const WorkloadInfo<ops::FullyConnected>& info) {
-    return require_float32_constants(info, inputs_read_at_run);
+    return require_constants_of(info, DataType::Float32, inputs_read_at_run);
   }
   explicit Kernel(const WorkloadInfo<ops::FullyConnected>& info) : Float32Kernel(info), GemmFullyConnected(info) {}
 };
@@ -47,7 +47,7 @@ struct Kernel<ops::FullyConnected, DataType::Float32> : Float32Kernel<ops::Fully
 template <>
 struct Kernel<ops::FullyConnected, DataType::Float16> : GemmFullyConnected<Half> {
   static Status is_supported(const WorkloadInfo<ops::FullyConnected>& info) {
-    return require_float16_constants(info, inputs_read_at_run);
+    return require_constants_of(info, DataType::Float16, inputs_read_at_run);
   }
   explicit Kernel(const WorkloadInfo<ops::FullyConnected>& info) : GemmFullyConnected(info) {}
 };

@@ -17,7 +17,7 @@ template <>
 struct Kernel<ops::TransposeConvolution2d, DataType::Float32> : Float32Kernel<ops::TransposeConvolution2d> {
   static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
   static Status is_supported(const WorkloadInfo<ops::TransposeConvolution2d>& info) {
-    return require_float32_constants(info, inputs_read_at_run);
+    return require_constants_of(info, DataType::Float32, inputs_read_at_run);
   }
 
   explicit Kernel(const WorkloadInfo<ops::TransposeConvolution2d>& info)
