@@ -149,8 +149,10 @@ class DepthwiseConvolution {
           if (c < channels && channels >= std::ptrdiff_t{lanes})
             channel_block<K, Stride, false>(x, y, xs, ys, channels - std::ptrdiff_t{lanes}, y0, ky0, ky1, interior,
                                             lanes);
+          // Fewer channels than a vector: the loop for any window, as unrolled taps of partial
+          // vectors would each keep a buffer in one frame (over 4 KiB at 16 lanes).
           else if (c < channels)
-            channel_block<K, Stride, true>(x, y, xs, ys, c, y0, ky0, ky1, interior, channels - c);
+            channel_block<0, 0, true>(x, y, xs, ys, c, y0, ky0, ky1, interior, channels - c);
           if constexpr (!activation_in_lanes)
             apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
         },
