@@ -4,10 +4,10 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <vector>
 
+#include "kiln/detail/mutex.hpp"
 #include "kiln/runtime/network_printer.hpp"
 #include "kiln/runtime/zero_copy.hpp"
 
@@ -103,7 +103,7 @@ class LoadedNetwork {
   ErasedAllocator allocator_;
   Clock::time_point loaded_at_;
   mutable ProfileRecorder profile_;
-  std::mutex mutex_;
+  detail::Mutex mutex_;
   WorkingMemory own_memory_;
 };
 

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <algorithm>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "kiln/detail/compilation.hpp"
+#include "kiln/detail/mutex.hpp"
 #include "kiln/detail/str_cat.hpp"
 
 namespace kiln {
@@ -97,7 +97,7 @@ class ProfileRecorder {
 
  private:
   double load_us_ = 0;
-  mutable std::mutex mutex_;
+  mutable detail::Mutex mutex_;
   std::vector<InferenceRecord> ring_;
   std::size_t recorded_ = 0;
 };

@@ -4,10 +4,10 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <tuple>
 
+#include "kiln/detail/mutex.hpp"
 #include "kiln/optimizer/optimizer.hpp"
 #include "kiln/runtime/backend_options.hpp"
 #include "kiln/runtime/loaded_network.hpp"
@@ -289,8 +289,8 @@ class Runtime {
   RuntimeOptions options_;
   typename detail::contexts_of<Backends>::type contexts_;
   std::array<void*, Backends::size> context_pointers_{};
-  std::mutex lifecycle_mutex_;  // loads and unloads one at a time, so context hooks come in pairs
-  mutable std::mutex mutex_;    // guards networks_ and last_enqueued_
+  detail::Mutex lifecycle_mutex_;  // loads and unloads one at a time, so context hooks come in pairs
+  mutable detail::Mutex mutex_;    // guards networks_ and last_enqueued_
   std::map<NetworkId, std::shared_ptr<detail::LoadedNetwork>> networks_;
   std::optional<NetworkId> last_enqueued_;
   NetworkId next_id_ = 0;

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 
+#include "kiln/detail/mutex.hpp"
 #include "kiln/runtime/loaded_network.hpp"
 
 namespace kiln {
@@ -45,7 +45,7 @@ class WorkingMemHandle {
 
   NetworkId id_;
   std::shared_ptr<const detail::LoadedNetwork> network_;
-  mutable std::mutex mutex_;
+  mutable detail::Mutex mutex_;
   detail::WorkingMemory memory_;
 };
 

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "kiln/detail/compilation.hpp"
+#include "kiln/detail/mutex.hpp"
 #include "kiln/runtime/network_layout.hpp"
 
 namespace kiln::detail {
@@ -66,7 +66,7 @@ class ZeroCopy {
   }
 
   std::vector<StepViews> views_;  ///< per step
-  mutable std::mutex mutex_;
+  mutable detail::Mutex mutex_;
   mutable ImportTable<InputBinding> imported_inputs_;
   mutable ImportTable<OutputBinding> imported_outputs_;
 };
