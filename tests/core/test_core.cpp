@@ -2,8 +2,10 @@
 // core/: data types, shapes, tensor infos, Status and Expected.
 #include <climits>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
+#include <kiln/core/inline_vector.hpp>
 #include <kiln/core/status.hpp>
 #include <kiln/core/tensor.hpp>
 
@@ -32,6 +34,28 @@ TEST_CASE("TensorShape stores up to six dimensions inline", "[core]") {
   static_assert(sizeof(TensorShape) <= 32, "no heap, small enough to pass by value");
   CHECK(shape.to_string() == "[1, 224, 224, 3]");
   CHECK(TensorShape{2, 0, 3}.num_elements() == 0);
+}
+
+TEST_CASE("InlineVector holds up to its capacity in place, and marks more invalid", "[core]") {
+  constexpr DimVector<std::int64_t> axes{0, -1, 2};
+  static_assert(axes.size() == 3 && axes.valid() && axes[1] == -1 && axes.back() == 2);
+  static_assert(DimVector<std::int64_t>{1, 2} == DimVector<std::int64_t>{1, 2});
+  static_assert(!(DimVector<std::int64_t>{1, 2} == DimVector<std::int64_t>{1, 2, 0}));
+  const std::vector<std::uint32_t> from_vector{3, 1, 2};
+  const DimVector<std::uint32_t> permutation = from_vector;  // an importer's lists convert
+  CHECK(std::vector<std::uint32_t>(permutation.begin(), permutation.end()) == from_vector);
+
+  DimVector<int> seven(7, 5);  // past max_rank: the first six kept, counted as seven, invalid
+  CHECK_FALSE(seven.valid());
+  CHECK(seven.size() == 6);
+  CHECK(seven != DimVector<int>(6, 5));
+  seven.resize(2);
+  CHECK(seven.valid());
+  CHECK(seven == DimVector<int>{5, 5});
+  DimVector<int> pads;
+  pads.assign(4, 0);
+  pads.push_back(1);
+  CHECK(pads == DimVector<int>{0, 0, 0, 0, 1});
 }
 
 TEST_CASE("Invalid shapes are representable and reported by validate", "[core][errors]") {

@@ -122,6 +122,16 @@ TEST_CASE("Shape and type mismatches and bad descriptor values name the layer", 
   input_rank.add_output(0, input_rank.add_input(0, {{1, 1, 1, 1, 1, 1, 1}}, "x"), "y");
   CHECK(infer_error(input_rank) == "layer 'x' (Input): tensor has 7 dimensions; kiln supports at most 6");
 
+  // A list parameter past its capacity (ops' parameters hold their lists in place: decision 0021).
+  Network reshape;
+  auto r = reshape.add_input(0, {{2, 3}}, "x");
+  reshape.add_output(0, reshape.add<ops::Reshape>({.shape = std::vector<std::int64_t>(7, 1)}, {r}, "flat"), "y");
+  CHECK(infer_error(reshape) == "layer 'flat' (Reshape): target shape has more than 6 entries");
+  Network split;
+  auto sx = split.add_input(0, {{65}}, "x");
+  split.add_output(0, split.add<ops::Split>({.sizes = std::vector<std::uint32_t>(65, 1)}, {sx}, "parts"), "y");
+  CHECK(infer_error(split) == "layer 'parts' (Split): split sizes has more than 64 entries");
+
   Network constant;
   constant.add_output(0, constant.add_constant<float>({{4}}, std::vector<float>(3), "c"), "y");
   CHECK(infer_error(constant) == "layer 'c' (Constant): constant Float32 [4] needs 16 bytes of data, got 12");

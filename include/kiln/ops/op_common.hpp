@@ -6,6 +6,7 @@
 #include <span>
 #include <string_view>
 
+#include "kiln/core/inline_vector.hpp"
 #include "kiln/core/status.hpp"
 #include "kiln/core/tensor.hpp"
 
@@ -41,6 +42,13 @@ namespace kiln::detail {
 template <class... Pieces>
 constexpr Status invalid(const Pieces&... pieces) {
   return Status::error(ErrorCode::InvalidNetwork, pieces...);
+}
+
+/// Fails when the list parameter `what` was given more entries than it holds.
+template <class T, std::size_t Capacity>
+constexpr Status require_fits(const InlineVector<T, Capacity>& list, std::string_view what) {
+  if (!list.valid()) return invalid(what, " has more than ", Capacity, " entries");
+  return Status::ok();
 }
 
 constexpr Status expect_rank(std::span<const TensorInfo> inputs, std::size_t index, std::string_view role,

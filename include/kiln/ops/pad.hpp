@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string_view>
-#include <vector>
 
 #include "kiln/ops/op_common.hpp"
 
@@ -23,8 +22,8 @@ struct Pad {
   static constexpr std::string_view name = "Pad";
   static constexpr Arity arity{1, 1};
   struct Params {
-    std::vector<std::uint32_t> before;
-    std::vector<std::uint32_t> after;
+    DimVector<std::uint32_t> before;
+    DimVector<std::uint32_t> after;
     PadMode mode = PadMode::Constant;
     float value = 0.0f;
     friend constexpr bool operator==(const Params&, const Params&) = default;
@@ -52,6 +51,8 @@ struct Pad {
   }
 
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    if (auto s = detail::require_fits(p.before, "pads before"); !s) return s;
+    if (auto s = detail::require_fits(p.after, "pads after"); !s) return s;
     const std::size_t rank = in[0].rank();
     if (p.before.size() > rank || p.after.size() > rank)
       return detail::invalid("pads have ", p.before.size(), " and ", p.after.size(), " entries but the input has rank ",

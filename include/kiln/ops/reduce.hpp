@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string_view>
-#include <vector>
 
 #include "kiln/ops/op_common.hpp"
 
@@ -19,7 +18,7 @@ struct Reduce {
   static constexpr Arity arity{1, 1};
   struct Params {
     ReduceOperation operation = ReduceOperation::Sum;
-    std::vector<std::int64_t> axes;
+    DimVector<std::int64_t> axes;
     bool keep_dims = true;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
@@ -29,6 +28,7 @@ struct Reduce {
     bool reduced[TensorShape::max_rank];
   };
   static constexpr Expected<AxisMask> reduced_axes(const Params& p, std::size_t rank) {
+    if (auto s = detail::require_fits(p.axes, "axes"); !s) return s;
     AxisMask mask{};
     for (std::size_t d = 0; d < rank; ++d) mask.reduced[d] = p.axes.empty();
     for (auto axis : p.axes) {

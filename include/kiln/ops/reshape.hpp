@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string_view>
-#include <vector>
 
 #include "kiln/ops/op_common.hpp"
 
@@ -17,13 +16,12 @@ struct Reshape {
   static constexpr std::string_view name = "Reshape";
   static constexpr Arity arity{1, 1};
   struct Params {
-    std::vector<std::int64_t> shape;
+    DimVector<std::int64_t> shape;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
-    if (p.shape.size() > TensorShape::max_rank)
-      return detail::invalid("target shape has ", p.shape.size(), " dimensions; at most ", TensorShape::max_rank);
+    if (auto s = detail::require_fits(p.shape, "target shape"); !s) return s;
     TensorShape shape;
     std::uint64_t known = 1;
     std::size_t inferred = p.shape.size();

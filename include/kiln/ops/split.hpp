@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string_view>
-#include <vector>
 
 #include "kiln/ops/op_common.hpp"
 
@@ -14,15 +13,18 @@ namespace kiln::ops {
 struct Split {
   static constexpr std::string_view name = "Split";
   static constexpr Arity arity{1, 1};
+  /// The most outputs one split makes.
+  static constexpr std::size_t max_outputs = 64;
   struct Params {
     std::int64_t axis = 0;
-    std::vector<std::uint32_t> sizes;
+    InlineVector<std::uint32_t, max_outputs> sizes;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
   static constexpr std::size_t num_outputs(const Params& p) { return p.sizes.size(); }
 
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    if (auto s = detail::require_fits(p.sizes, "split sizes"); !s) return s;
     if (p.sizes.empty()) return detail::invalid("split needs at least one output size");
     auto axis = detail::normalize_axis(p.axis, in[0].rank());
     if (!axis) return axis.status();

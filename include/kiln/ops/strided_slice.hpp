@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <string_view>
-#include <vector>
 
 #include "kiln/ops/op_common.hpp"
 
@@ -19,10 +18,10 @@ struct StridedSlice {
   static constexpr std::string_view name = "StridedSlice";
   static constexpr Arity arity{1, 1};
   struct Params {
-    std::vector<std::int64_t> begin;
-    std::vector<std::int64_t> end;
-    std::vector<std::int64_t> strides;  ///< empty means all 1
-    std::vector<std::int64_t> axes;     ///< empty means the leading axes
+    DimVector<std::int64_t> begin;
+    DimVector<std::int64_t> end;
+    DimVector<std::int64_t> strides;  ///< empty means all 1
+    DimVector<std::int64_t> axes;     ///< empty means the leading axes
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
@@ -40,6 +39,10 @@ struct StridedSlice {
       w.step[d] = 1;
       w.count[d] = shape[d];
     }
+    if (auto s = detail::require_fits(p.begin, "begin"); !s) return s;
+    if (auto s = detail::require_fits(p.end, "end"); !s) return s;
+    if (auto s = detail::require_fits(p.strides, "strides"); !s) return s;
+    if (auto s = detail::require_fits(p.axes, "axes"); !s) return s;
     if (p.end.size() != p.begin.size())
       return detail::invalid("begin has ", p.begin.size(), " entries but end has ", p.end.size());
     if (!p.strides.empty() && p.strides.size() != p.begin.size())

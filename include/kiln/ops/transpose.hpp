@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string_view>
-#include <vector>
 
 #include "kiln/ops/op_common.hpp"
 
@@ -15,19 +14,20 @@ struct Transpose {
   static constexpr std::string_view name = "Transpose";
   static constexpr Arity arity{1, 1};
   struct Params {
-    std::vector<std::uint32_t> permutation;
+    DimVector<std::uint32_t> permutation;
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
   /// The permutation with the empty default resolved for a tensor of `rank`.
-  static constexpr std::vector<std::uint32_t> resolved(const Params& p, std::size_t rank) {
+  static constexpr DimVector<std::uint32_t> resolved(const Params& p, std::size_t rank) {
     if (!p.permutation.empty()) return p.permutation;
-    std::vector<std::uint32_t> reversed(rank);
+    DimVector<std::uint32_t> reversed(rank, 0);
     for (std::size_t i = 0; i < rank; ++i) reversed[i] = static_cast<std::uint32_t>(rank - 1 - i);
     return reversed;
   }
 
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
+    if (auto s = detail::require_fits(p.permutation, "permutation"); !s) return s;
     const std::size_t rank = in[0].rank();
     const auto perm = resolved(p, rank);
     if (perm.size() != rank)
