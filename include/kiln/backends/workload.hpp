@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <span>
 #include <type_traits>
+#include <utility>
 
+#include "kiln/core/status.hpp"
 #include "kiln/core/tensor.hpp"
 #include "kiln/detail/compilation.hpp"
 #include "kiln/ops/op_set.hpp"
@@ -61,6 +63,43 @@ struct ScratchSize {
   std::uint64_t bytes = 0;    ///< 64-bit, as the memory plan is: a 32-bit target's size_t could wrap
   std::size_t alignment = 1;  ///< at most the network's alignment (the largest of its backends')
 };
+
+namespace detail {
+
+/// Makes workload W for a layer, by whichever of the two ways Workload allows it offers: its
+/// static create(info, context), which may fail and may make a base of W that holds the code W
+/// shares with other types' workloads, or its constructor from the info.
+template <class W, class Op, class Context>
+auto make_workload(const WorkloadInfo<Op>& info, Context& context) {
+  if constexpr (requires { W::create(info, context); })
+    return W::create(info, context);
+  else
+    return Expected<W>(W(info));
+}
+/// The type of the workload make_workload<W> makes.
+template <class W, class Op, class Context>
+using made_workload_t =
+    std::remove_cvref_t<decltype(*make_workload<W>(std::declval<const WorkloadInfo<Op>&>(), std::declval<Context&>()))>;
+
+/// Runs workload `w` in whichever form it has: with or without scratch, returning Status or void.
+template <class W, class Context>
+Status run_workload(const W& w, std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
+                    std::span<std::byte> scratch) {
+  if constexpr (requires { w.run(in, out, context, scratch); }) {
+    if constexpr (std::same_as<decltype(w.run(in, out, context, scratch)), Status>)
+      return w.run(in, out, context, scratch);
+    else
+      w.run(in, out, context, scratch);
+  } else {
+    if constexpr (std::same_as<decltype(w.run(in, out, context)), Status>)
+      return w.run(in, out, context);
+    else
+      w.run(in, out, context);
+  }
+  return Status::ok();
+}
+
+}  // namespace detail
 
 /// The class template that holds backend B's own workloads: Workload<Op, B, Type>, unless B says
 /// otherwise (NeonBackend's kernels live in a namespace named after their instruction set).

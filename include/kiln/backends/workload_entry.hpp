@@ -75,20 +75,7 @@ class ErasedWorkload {
   template <class W, class Context>
   static Status run_as(const void* state, std::span<const ConstTensor> in, std::span<const Tensor> out, void* context,
                        std::span<std::byte> scratch) {
-    const W& w = *static_cast<const W*>(state);
-    Context& ctx = *static_cast<Context*>(context);
-    if constexpr (requires { w.run(in, out, ctx, scratch); }) {
-      if constexpr (std::same_as<decltype(w.run(in, out, ctx, scratch)), Status>)
-        return w.run(in, out, ctx, scratch);
-      else
-        w.run(in, out, ctx, scratch);
-    } else {
-      if constexpr (std::same_as<decltype(w.run(in, out, ctx)), Status>)
-        return w.run(in, out, ctx);
-      else
-        w.run(in, out, ctx);
-    }
-    return Status::ok();
+    return detail::run_workload(*static_cast<const W*>(state), in, out, *static_cast<Context*>(context), scratch);
   }
 
   using State = std::unique_ptr<void, detail::StateDeleter>;
@@ -143,13 +130,9 @@ Status entry_is_supported(const LayerInfo& layer) {
 template <class Op, class W, class Context>
 Expected<ErasedWorkload> entry_create(const LayerInfo& layer, void* context) {
   Context& ctx = *static_cast<Context*>(context);
-  if constexpr (requires { W::create(layer.as<Op>(), ctx); }) {
-    auto made = W::create(layer.as<Op>(), ctx);
-    if (!made) return made.status();
-    return ErasedWorkload::make(std::move(*made), ctx);
-  } else {
-    return ErasedWorkload::make<W>(W(layer.as<Op>()), ctx);
-  }
+  auto made = make_workload<W>(layer.as<Op>(), ctx);
+  if (!made) return made.status();
+  return ErasedWorkload::make(std::move(*made), ctx);
 }
 
 /// The entry of workload W, which `Owner`'s code provides for Op in Type and runs with Context.

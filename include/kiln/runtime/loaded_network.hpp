@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/detail/mutex.hpp"
+#include "kiln/runtime/network_plan.hpp"
 #include "kiln/runtime/network_printer.hpp"
 #include "kiln/runtime/zero_copy.hpp"
 
@@ -71,6 +72,7 @@ class LoadedNetwork {
   Expected<TensorInfo> input_info(BindingId id) const { return binding_info(Step::Kind::Input, id); }
   Expected<TensorInfo> output_info(BindingId id) const { return binding_info(Step::Kind::Output, id); }
   const MemorySummary& memory_summary() const noexcept { return layout_.tensors.summary(); }
+  NetworkPlan plan() const { return plan_of(layout_); }
   std::string to_text() const { return network_text(layout_); }
   std::string to_dot() const { return network_dot(layout_); }
 

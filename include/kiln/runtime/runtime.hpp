@@ -182,6 +182,14 @@ class Runtime {
     return (*network)->memory_summary();
   }
 
+  /// The steps of a loaded network in execution order and where each tensor lives, as data
+  /// (what `kiln compile` writes into a header).
+  Expected<NetworkPlan> plan(NetworkId id) const {
+    auto network = find(id);
+    if (!network) return network.status();
+    return (*network)->plan();
+  }
+
   /// A loaded network as text: each layer's backend and where each tensor lives (arena offset).
   Expected<std::string> network_text(NetworkId id) const {
     auto network = find(id);

@@ -65,6 +65,8 @@ class ConstantReads;
 
 /// Marks a step without scratch.
 inline constexpr std::size_t no_scratch = static_cast<std::size_t>(-1);
+/// Marks an output a layer does not have.
+inline constexpr std::size_t no_slot = static_cast<std::size_t>(-1);
 
 /// Every tensor of a loaded network (one slot per output of an executed layer) and every step's
 /// scratch, with the memory plan of each memory kind.
@@ -79,6 +81,12 @@ class TensorTable {
   Status load_constants(const Network& network, const ConstantReads& reads, const ErasedAllocator& allocator);
 
   std::size_t slot_of(OutputSlot output) const { return slot_of_[output.layer][output.index]; }
+  /// The slot of `output`, or no_slot when the layer has no such output.
+  std::size_t slot_of_or_none(OutputSlot output) const {
+    return output.layer < slot_of_.size() && output.index < slot_of_[output.layer].size()
+               ? slot_of_[output.layer][output.index]
+               : no_slot;
+  }
   const TensorSlot& operator[](std::size_t slot) const { return slots_[slot]; }
   std::size_t size() const noexcept { return slots_.size(); }
   std::size_t alignment() const noexcept { return alignment_; }
