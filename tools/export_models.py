@@ -141,7 +141,8 @@ def small_models():
             ("unet", UNet(), (1, 3, 32, 32), 17),
             ("mobilenet_v2_tiny", mobilenet, (1, 3, 32, 32), 13),
             ("shufflenet_v2_tiny", shufflenet, (1, 3, 32, 32), 13),
-            ("attention_tiny", AttentionTiny(), (1, 16, 32), 13)]
+            ("attention_tiny", AttentionTiny(), (1, 16, 32), 13),
+            ("ds_cnn", DsCnn(), (1, 1, 49, 10), 13)]  # also compiled into the firmware (docs/firmware.md)
 
 
 def zoo_models():

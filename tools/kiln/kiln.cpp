@@ -13,6 +13,7 @@
 
 #include <kiln/import/quantize.hpp>
 
+#include "compile_header.hpp"
 #include "session.hpp"
 
 namespace {
@@ -47,6 +48,10 @@ commands:
         (a batch of its input; on --backend, default ref), chooses each activation's range (the
         extremes, or the central P percent, default 99.99) and writes a QDQ model that kiln and
         ONNX Runtime load (default: uint8 activations, int8 weights per output channel)
+  compile MODEL -o NAME.hpp [--namespace N]
+        the model optimized and planned for RefBackend, written as one C++ header of constants
+        (weights, tensors, steps, the arena's size) that kiln::StaticModel runs with no heap, on a
+        microcontroller too (docs/firmware.md); the namespace defaults to NAME
 
 options for every command:
   --backend LIST   comma-separated preference list of ref, neon, cl (default: every available one,
@@ -506,6 +511,22 @@ int quantize_command(const Arguments& args) {
 
 }  // namespace
 
+int compile_command(const Arguments& args) {
+  const auto output = args.get("output");
+  if (!output) return fail("compile needs -o NAME.hpp");
+  kiln::tool::CompileOptions options;
+  options.model_path = args.positional[0];
+  options.name_space = args.get("namespace").value_or(std::filesystem::path(*output).stem().string());
+  // What the header says wrote it: the same for any -o, so that the header is reproducible anywhere.
+  options.command = kiln::detail::str_cat("kiln compile ", options.model_path, " --namespace ", options.name_space);
+  auto header = kiln::tool::compile_header(options);
+  if (!header) return fail(header.status());
+  std::ofstream file(*output, std::ios::binary);
+  if (!(file << header->text) || !file.flush()) return fail(kiln::detail::str_cat("cannot write '", *output, "'"));
+  std::printf("%s: %s\n", output->c_str(), header->summary.c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
     std::fputs(usage, argc < 2 ? stderr : stdout);
@@ -524,7 +545,7 @@ int main(int argc, char** argv) {
   constexpr std::string_view known_options[] = {"backend",    "threads",       "input",       "output",  "rtol",
                                                 "atol",       "iterations",    "warmup",      "profile", "labels",
                                                 "reference",  "min-agreement", "activations", "weights", "calibration",
-                                                "percentile", "precision"};
+                                                "percentile", "precision",     "namespace"};
   for (const auto& [name, values] : args.options)
     if (std::ranges::find(known_options, name) == std::end(known_options))
       return fail(kiln::detail::str_cat("unknown option --", name, " (kiln --help lists them)"));
@@ -536,5 +557,7 @@ int main(int argc, char** argv) {
   if (command == "inspect") return inspect_command(args);
   if (command == "eval") return eval_command(args);
   if (command == "quantize") return quantize_command(args);
-  return fail(kiln::detail::str_cat("unknown command '", command, "' (run, check, bench, inspect, eval, quantize)"));
+  if (command == "compile") return compile_command(args);
+  return fail(
+      kiln::detail::str_cat("unknown command '", command, "' (run, check, bench, inspect, eval, quantize, compile)"));
 }

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// The static path allocates nothing, not even to make its workloads: this program replaces malloc,
+// calloc, realloc and the global operator new with versions that abort once the model is about to
+// be made, then makes the compiled DS-CNN (examples/firmware/ds_cnn.hpp) and runs 1000 inferences,
+// checking the last one against PyTorch. (The firmware build links a _sbrk that ends the program.)
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <span>
+
+#include <kiln/backends/ref/ref_backend.hpp>
+
+#include "ds_cnn.hpp"
+#include "ds_cnn_test_data.hpp"
+
+namespace {
+bool forbidden = false;
+void refuse(const char* what) {
+  if (!forbidden) return;
+  std::fprintf(stderr, "static_no_heap: %s called after the heap was closed\n", what);
+  std::abort();
+}
+}  // namespace
+
+// glibc's allocator under its own names, so that these can refuse and otherwise forward to it.
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+void* malloc(std::size_t bytes) {
+  refuse("malloc");
+  return __libc_malloc(bytes);
+}
+void* calloc(std::size_t count, std::size_t bytes) {
+  refuse("calloc");
+  return __libc_calloc(count, bytes);
+}
+void* realloc(void* p, std::size_t bytes) {
+  refuse("realloc");
+  return __libc_realloc(p, bytes);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t bytes) {
+  refuse("aligned_alloc");
+  return __libc_memalign(alignment, bytes);
+}
+}
+void* operator new(std::size_t bytes) {
+  refuse("operator new");
+  if (void* p = __libc_malloc(bytes)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t bytes, std::align_val_t alignment) {
+  refuse("operator new");
+  if (void* p = __libc_memalign(static_cast<std::size_t>(alignment), bytes)) return p;
+  throw std::bad_alloc();
+}
+
+int main() {
+  alignas(64) static std::byte arena[ds_cnn::arena_bytes];
+  static float scores[std::size(ds_cnn_test_data::expected_output)];
+  forbidden = true;
+  {
+    ds_cnn::Model<kiln::RefBackend> model{arena};
+    for (int i = 0; i < 1000; ++i)
+      if (!model.run(std::span<const float>(ds_cnn_test_data::input), std::span<float>(scores))) return 1;
+  }
+  forbidden = false;
+  for (std::size_t c = 0; c < std::size(scores); ++c) {
+    const float expected = ds_cnn_test_data::expected_output[c];
+    if (std::fabs(scores[c] - expected) > 1e-4f + 1e-3f * std::fabs(expected)) {
+      std::printf("score %zu is %g; PyTorch's is %g\n", c, scores[c], expected);
+      return 1;
+    }
+  }
+  std::printf("1000 inferences of the compiled DS-CNN, no allocation; scores match PyTorch's\n");
+  return 0;
+}
