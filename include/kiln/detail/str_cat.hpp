@@ -2,6 +2,7 @@
 // Builds human-readable messages from strings and numbers, usable in constant expressions.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <concepts>
 #include <cstdint>
@@ -36,11 +37,59 @@ constexpr void append_integer(std::string& out, Int value) {
   }
 }
 
+/// 1 where numbers in messages are written with six significant digits by a few lines of code,
+/// rather than exactly by std::to_chars, whose tables and exception paths would take some 150 KiB
+/// of a microcontroller's flash: by default on Arm's M profile. A build may set it either way.
+#ifndef KILN_SHORT_FLOAT_TEXT
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define KILN_SHORT_FLOAT_TEXT 1
+#else
+#define KILN_SHORT_FLOAT_TEXT 0
+#endif
+#endif
+
+#if KILN_SHORT_FLOAT_TEXT
+/// `value` to six significant digits, as printf's %g writes it ("0.5", "1.25e-07", "inf").
+inline void append_floating(std::string& out, double value) {
+  if (value != value) return void(out += "nan");
+  if (value < 0) {
+    out += '-';
+    value = -value;
+  }
+  if (value > 1.7976931348623157e308) return void(out += "inf");
+  if (value == 0) return void(out += '0');
+  int exponent = 0;  // value = mantissa x 10^exponent with mantissa in [1, 10)
+  while (value >= 10) value /= 10, ++exponent;
+  while (value < 1) value *= 10, --exponent;
+  auto digits = static_cast<std::uint32_t>(value * 100000 + 0.5);  // six digits
+  if (digits >= 1000000) digits /= 10, ++exponent;
+  char text[7];
+  for (int i = 5; i >= 0; --i, digits /= 10) text[i] = static_cast<char>('0' + digits % 10);
+  int last = 5;
+  while (last > 0 && text[last] == '0') --last;
+  if (exponent >= -4 && exponent < 6) {  // plain: 0.000123, 12.5, 123456
+    if (exponent < 0) out.append("0.").append(static_cast<std::size_t>(-exponent - 1), '0');
+    for (int i = 0; i <= std::max(last, exponent); ++i) {
+      if (i == exponent + 1 && exponent >= 0) out += '.';
+      out += text[i];
+    }
+  } else {  // scientific: 1.25e-07
+    out += text[0];
+    if (last > 0) out.append(".").append(text + 1, static_cast<std::size_t>(last));
+    out += exponent < 0 ? "e-" : "e+";
+    if (exponent < 0) exponent = -exponent;
+    if (exponent < 10) out += '0';
+    append_integer(out, exponent);
+  }
+}
+#else
+/// `value` exactly: the shortest text that reads back as the same double.
 inline void append_floating(std::string& out, double value) {
   char buffer[32];
   auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
   out.append(buffer, error == std::errc{} ? end : buffer);
 }
+#endif
 
 template <class T>
 constexpr void append_piece(std::string& out, const T& piece) {
