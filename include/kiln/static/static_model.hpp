@@ -30,14 +30,19 @@ struct StaticTensor {
   TensorShape shape;
   std::uint64_t offset = 0;
   const void* data = nullptr;
+  // A flag, not `data != nullptr`: GCC's sanitizers make a global's address unknown to constant
+  // evaluation, and the plan's check runs there.
+  bool constant = false;
 
-  constexpr bool is_constant() const noexcept { return data != nullptr; }
+  constexpr bool is_constant() const noexcept { return constant; }
   constexpr std::uint64_t num_bytes() const noexcept { return shape.num_elements() * size_of(type); }
 };
 constexpr StaticTensor in_arena(DataType type, TensorShape shape, std::uint64_t offset) {
-  return {type, shape, offset, nullptr};
+  return {type, shape, offset, nullptr, false};
 }
-constexpr StaticTensor in_flash(DataType type, TensorShape shape, const void* data) { return {type, shape, 0, data}; }
+constexpr StaticTensor in_flash(DataType type, TensorShape shape, const void* data) {
+  return {type, shape, 0, data, true};
+}
 
 /// Working memory one layer's workload has for itself while it runs, planned with the tensors.
 struct StaticScratch {
