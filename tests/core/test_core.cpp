@@ -88,6 +88,24 @@ TEST_CASE("TensorInfo byte counts, equality and quantisation checks", "[core]") 
   CHECK_THAT(validate(negative_scale).message(), Catch::Contains("scales must be positive"));
 }
 
+TEST_CASE("Scales hold their values or borrow them, and compare by value", "[core]") {
+  static constexpr float header[] = {0.25f, 0.5f};  // as a compiled network's constants
+  const Scales borrowed = Scales::borrowed(header);
+  CHECK(borrowed.data() == header);  // not copied
+  const Scales copy = borrowed;
+  CHECK(copy.data() == header);
+  CHECK(copy == Scales{0.25f, 0.5f});
+  CHECK(copy.size() == 2);
+  CHECK(copy[1] == 0.5f);
+  Scales grown = borrowed;
+  grown.push_back(1.0f);  // held from then on; the borrowed values untouched
+  CHECK(grown == Scales{0.25f, 0.5f, 1.0f});
+  CHECK(grown.data() != header);
+  CHECK(borrowed.size() == 2);
+  CHECK(Scales{} == Scales::borrowed({}));
+  CHECK(Scales(std::vector<float>{0.1f}) != Scales{0.2f});
+}
+
 TEST_CASE("Tensor views expose typed spans", "[core]") {
   float data[6] = {1, 2, 3, 4, 5, 6};
   Tensor t{{{2, 3}}, data};

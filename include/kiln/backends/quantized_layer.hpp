@@ -8,7 +8,6 @@
 #include <limits>
 #include <optional>
 #include <string_view>
-#include <vector>
 
 #include "kiln/backends/workload.hpp"
 #include "kiln/core/requantization.hpp"
@@ -92,17 +91,21 @@ class OutputStage {
  public:
   template <class Op>
   static Expected<OutputStage> make(const WorkloadInfo<Op>& info) {
-    const TensorInfo &x = info.inputs[0], &w = info.inputs[1], &y = info.outputs[0];
     OutputStage stage;
-    const std::size_t channels = w.quantization.scales.size() == 1 ? 1 : w.shape[channel_axis_v<Op>];
-    for (std::size_t c = 0; c < channels; ++c) {
-      auto m = Requantization::from_real(real_multiplier(x, w, y, c));
-      if (!m) return m.status();
-      stage.multipliers_.push_back(*m);
-    }
+    KeptMemory heap;
+    auto multipliers = (info.kept ? *info.kept : heap).template array<Requantization>(channels(info));
+    if (!multipliers) return multipliers.status();
+    stage.multipliers_ = std::move(*multipliers);
+    if (auto s = compute(info, &stage.multipliers_); !s) return s;
+    const TensorInfo& y = info.outputs[0];
     stage.zero_point_ = y.quantization.offset;
     stage.range_ = OutputRange::of(y, info.params.activation);
     return stage;
+  }
+  /// What make() refuses, found without keeping anything.
+  template <class Op>
+  static Status check(const WorkloadInfo<Op>& info) {
+    return compute(info, nullptr);
   }
 
   std::int32_t operator()(std::int32_t acc, std::size_t channel) const {
@@ -118,7 +121,23 @@ class OutputStage {
   std::int32_t hi() const noexcept { return range_.hi; }
 
  private:
-  std::vector<Requantization> multipliers_;
+  template <class Op>
+  static std::size_t channels(const WorkloadInfo<Op>& info) {
+    const TensorInfo& w = info.inputs[1];
+    return w.quantization.scales.size() == 1 ? 1 : w.shape[channel_axis_v<Op>];
+  }
+  /// Each channel's multiplier, into `multipliers` unless null.
+  template <class Op>
+  static Status compute(const WorkloadInfo<Op>& info, KeptArray<Requantization>* multipliers) {
+    for (std::size_t c = 0; c < channels(info); ++c) {
+      auto m = Requantization::from_real(real_multiplier(info.inputs[0], info.inputs[1], info.outputs[0], c));
+      if (!m) return m.status();
+      if (multipliers) (*multipliers)[c] = *m;
+    }
+    return Status::ok();
+  }
+
+  KeptArray<Requantization> multipliers_;
   std::int32_t zero_point_ = 0;
   OutputRange range_;
 };
@@ -166,7 +185,7 @@ Status check_layer(const WorkloadInfo<Op>& info) {
     return Status::error(ErrorCode::Unsupported, "sums at most ", max_reduction, " products per int8 output; ",
                          Op::name, " sums ", reduction);
   if (auto s = require_clamp(info.params.activation); !s) return s;
-  if (auto stage = OutputStage::make(info); !stage) return stage.status();
+  if (auto s = OutputStage::check(info); !s) return s;
   if (info.inputs.size() > 2 && info.constants[2] != nullptr) {
     const auto* bias = static_cast<const std::int32_t*>(info.constants[2]);
     for (std::size_t c = 0; c < channels; ++c)

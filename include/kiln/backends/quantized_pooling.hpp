@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "kiln/backends/quantized_layer.hpp"
 #include "kiln/ops/pooling2d.hpp"
@@ -35,19 +34,21 @@ struct PoolingDivisors {
 class PoolingStage {
  public:
   static Expected<PoolingStage> make(const WorkloadInfo<ops::Pooling2d>& info) {
-    const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
+    const TensorInfo& y = info.outputs[0];
     PoolingStage stage;
-    stage.divisors_ = PoolingDivisors::of(info.params, x.shape);
-    const double rescale = static_cast<double>(x.quantization.scales[0]) / y.quantization.scales[0];
-    for (std::uint64_t d = stage.divisors_.first; d <= stage.divisors_.last; ++d) {
-      auto m = Requantization::from_real(rescale / static_cast<double>(d));
-      if (!m) return m.status();
-      stage.multipliers_.push_back(*m);
-    }
+    stage.divisors_ = PoolingDivisors::of(info.params, info.inputs[0].shape);
+    KeptMemory heap;
+    auto multipliers =
+        (info.kept ? *info.kept : heap).array<Requantization>(stage.divisors_.last - stage.divisors_.first + 1);
+    if (!multipliers) return multipliers.status();
+    stage.multipliers_ = std::move(*multipliers);
+    if (auto s = compute(info, &stage.multipliers_); !s) return s;
     stage.zero_point_ = y.quantization.offset;
     stage.range_ = OutputRange::of(y, std::nullopt);
     return stage;
   }
+  /// What make() refuses, found without keeping anything.
+  static Status check(const WorkloadInfo<ops::Pooling2d>& info) { return compute(info, nullptr); }
 
   std::int32_t operator()(std::int32_t acc, std::uint64_t divisor) const {
     return requantize(acc, multiplier(divisor), zero_point_, range_.lo, range_.hi);
@@ -55,15 +56,28 @@ class PoolingStage {
 
   /// The parts, for kernels that requantize a vector of channels at a time.
   const Requantization& multiplier(std::uint64_t divisor) const { return multipliers_[divisor - divisors_.first]; }
-  const std::vector<Requantization>& multipliers() const noexcept { return multipliers_; }
+  const KeptArray<Requantization>& multipliers() const noexcept { return multipliers_; }
   const PoolingDivisors& divisors() const noexcept { return divisors_; }
   std::int32_t zero_point() const noexcept { return zero_point_; }
   std::int32_t lo() const noexcept { return range_.lo; }
   std::int32_t hi() const noexcept { return range_.hi; }
 
  private:
+  /// The multiplier of each divisor, into `multipliers` unless null.
+  static Status compute(const WorkloadInfo<ops::Pooling2d>& info, KeptArray<Requantization>* multipliers) {
+    const double rescale =
+        static_cast<double>(info.inputs[0].quantization.scales[0]) / info.outputs[0].quantization.scales[0];
+    const PoolingDivisors divisors = PoolingDivisors::of(info.params, info.inputs[0].shape);
+    for (std::uint64_t d = divisors.first; d <= divisors.last; ++d) {
+      auto m = Requantization::from_real(rescale / static_cast<double>(d));
+      if (!m) return m.status();
+      if (multipliers) (*multipliers)[d - divisors.first] = *m;
+    }
+    return Status::ok();
+  }
+
   PoolingDivisors divisors_;
-  std::vector<Requantization> multipliers_;
+  KeptArray<Requantization> multipliers_;
   std::int32_t zero_point_ = 0;
   OutputRange range_;
 };
@@ -81,7 +95,7 @@ inline Status check_pooling(const WorkloadInfo<ops::Pooling2d>& info) {
   if (std::uint64_t{p.window.height} * p.window.width > max_pooling_window)
     return Status::error(ErrorCode::Unsupported, "pools at most ", max_pooling_window,
                          " positions per int8 window; the window is ", p.window.height, "x", p.window.width);
-  return PoolingStage::make(info).status();
+  return PoolingStage::check(info);
 }
 
 }  // namespace kiln::quantized

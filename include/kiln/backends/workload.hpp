@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kiln/backends/kept_memory.hpp"
 #include "kiln/core/status.hpp"
 #include "kiln/core/tensor.hpp"
 #include "kiln/detail/compilation.hpp"
@@ -36,6 +37,8 @@ struct NotImplemented {};
 ///   run (other tensors' types, shapes), with a message that does not repeat the backend's id;
 /// - optionally `ScratchSize scratch(const Context&) const`: memory it needs while it runs, which
 ///   the loader plans with the network's tensors (a kernel never allocates);
+/// - what it computes at load and reads at every run in KeptArrays from `info.kept` (when not
+///   null), so that a compiled network keeps them in its arena instead of on the heap;
 /// - optionally `static constexpr std::size_t inputs_read_at_run`: run() reads only that many
 ///   first inputs, having copied what it needs of the others (constant weights, packed) when it
 ///   was created; the loader then keeps no copy of constants that nothing else reads at run time;
@@ -55,6 +58,8 @@ struct WorkloadInfo {
   std::span<const TensorInfo> outputs;
   /// One entry per input: the data of inputs produced by Constant layers, nullptr for the others.
   std::span<const void* const> constants;
+  /// Where to keep what the workload computes at load and reads at run (KeptArray); null: the heap.
+  KeptMemory* kept = nullptr;
 };
 
 /// Working memory a workload needs while it runs: planned into the working memory's arena for the

@@ -19,11 +19,12 @@ struct LayerInfo {
   std::span<const TensorInfo> inputs;
   std::span<const TensorInfo> outputs;
   std::span<const void* const> constants;
+  KeptMemory* kept = nullptr;
 
   DataType data_type() const { return ops::layer_data_type(inputs, outputs); }
   template <class Op>
   WorkloadInfo<Op> as() const {
-    return {*static_cast<const typename Op::Params*>(params), inputs, outputs, constants};
+    return {*static_cast<const typename Op::Params*>(params), inputs, outputs, constants, kept};
   }
 };
 

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <vector>
 
 #include "kiln/core/quantization_info.hpp"
 #include "kiln/core/status.hpp"
@@ -99,7 +98,7 @@ class ElementScales {
   }
 
  private:
-  std::vector<float> scales_;
+  Scales scales_;
   std::uint64_t inner_ = 1;
   std::uint64_t length_ = 1;
 };

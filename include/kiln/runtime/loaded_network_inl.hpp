@@ -89,9 +89,13 @@ KILN_INLINE Expected<Step> LoadedNetwork::make_compute_step(const Network& netwo
   Step step{.kind = Step::Kind::Compute, .layer = id, .backend = assignment.backend};
   step.context = backend.chain[assignment.level].context(contexts[assignment.backend]);
   const LayerInputs inputs(network, layer);
-  auto workload = assignment.workload->create(inputs.info_of(layer), step.context);
+  KeptMemory kept;
+  LayerInfo info = inputs.info_of(layer);
+  info.kept = &kept;
+  auto workload = assignment.workload->create(info, step.context);
   if (!workload) return workload.status();
   step.workload = std::move(*workload);
+  step.kept_bytes = kept.bytes();
 
   // A device backend's outputs live in its memory, except what a copy to the host writes.
   std::uint8_t memory = 0;

@@ -22,6 +22,7 @@ struct Step {
   std::vector<std::size_t> inputs;   ///< tensor slots it reads
   std::vector<std::size_t> outputs;  ///< tensor slots it writes
   std::size_t scratch = no_scratch;  ///< its scratch slot, if it has one
+  std::uint64_t kept_bytes = 0;      ///< what its workload keeps from load on (KeptMemory)
 
   /// Whether it reads input `i` when it runs (a workload may have packed it at load instead).
   bool reads_at_run(std::size_t i) const { return kind != Kind::Compute || i < workload.inputs_read_at_run(); }

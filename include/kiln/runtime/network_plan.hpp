@@ -33,6 +33,7 @@ struct PlannedStep {
   std::uint64_t scratch_offset = 0;  ///< its scratch in its memory's arena, when it has some
   std::uint64_t scratch_bytes = 0;
   bool scratch_in_host_memory = true;
+  std::uint64_t kept_bytes = 0;  ///< what its workload computed at load and keeps (KeptMemory)
 };
 
 /// The steps of a loaded network and where its tensors live.
@@ -72,6 +73,7 @@ inline NetworkPlan plan_of(const NetworkLayout& layout) {
     planned.backend = layout.backend_of(step);
     planned.inputs = step.inputs;
     planned.outputs = step.outputs;
+    planned.kept_bytes = step.kept_bytes;
     if (step.scratch != no_scratch) {
       const ScratchSlot& scratch = table.scratch(step.scratch);
       planned.scratch_offset = scratch.offset;
