@@ -23,5 +23,5 @@ echo "$headers" | xargs -P "$jobs" -I{} sh -c \
 echo "clang: examples/quick_start.cpp examples/custom_backend.cpp examples/run_examples.cpp examples/firmware/kws.cpp"
 printf '%s\n' examples/quick_start.cpp examples/custom_backend.cpp examples/run_examples.cpp examples/firmware/kws.cpp |
   xargs -P "$jobs" -I{} sh -c \
-  "$clang $flags -Iexamples -Iexamples/firmware -fsyntax-only {} || { echo 'clang -Werror failed on {}'; exit 255; }"
+  "$clang $flags -Iexamples -Iexamples/firmware -DKWS_SPOTTER=Int8Spotter -fsyntax-only {} || { echo 'clang -Werror failed on {}'; exit 255; }"
 echo "clang: headers and examples compile with -Werror"

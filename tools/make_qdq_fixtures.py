@@ -23,10 +23,11 @@ digits_cnn_int8_ort_logits.npy): ONNX Runtime must load kiln's model and agree w
 
 With --kiln PATH (the kiln tool) it also quantises, with kiln quantize, the keyword spotter,
 the small U-Net (HardSigmoid, Mul, LeakyReLU, Sigmoid: the table activations; Resize), the small
-ShuffleNet-v2 (channel split by Slice, shuffle by Reshape/Transpose) and the attention block
-(Softmax, MatMuls of two activations) of tests/models,
-calibrated on 32 seeded random inputs, and writes each (NAME_kiln_u8/model.onnx) with one more
-input and ONNX Runtime's output on kiln's model, for `kiln check`.
+ShuffleNet-v2 (channel split by Slice, shuffle by Reshape/Transpose), the attention block
+(Softmax, MatMuls of two activations) of tests/models with uint8 activations, and DS-CNN with int8
+ones (the firmware's int8 keyword spotter, docs/firmware.md), calibrated on 32 seeded random
+inputs, and writes each (NAME_kiln_u8/model.onnx, NAME_kiln_s8/) with one more input and ONNX
+Runtime's output on kiln's model, for `kiln check`.
 
 Needs the PyPI packages onnxruntime (1.3x) and onnx, e.g. the benchmark venv:
     /opt/kiln-bench-venv/bin/python tools/make_qdq_fixtures.py tests/fixtures/quantized --kiln build/tools/kiln/kiln
@@ -54,6 +55,9 @@ DIGITS = os.path.join(ROOT, "examples", "digits")
 # The small models of tests/models quantised by ONNX Runtime: name, input shape without the batch,
 # seed of the calibration and test inputs.
 ORT_MODELS = (("mobilenet_v2_tiny", (3, 32, 32), 7), ("attention_tiny", (16, 32), 8))
+# The models of tests/models quantised by kiln quantize, with their activations' type.
+KILN_MODELS = (("keyword_spotting", "u8"), ("unet", "u8"), ("shufflenet_v2_tiny", "u8"), ("attention_tiny", "u8"),
+               ("ds_cnn", "s8"))
 
 
 class Images(CalibrationDataReader):
@@ -97,18 +101,19 @@ def write_check_case(folder, model, x, name):
 
 
 def kiln_quantized(kiln, out_dir):
-    for model_name in ("keyword_spotting", "unet", "shufflenet_v2_tiny", "attention_tiny"):
+    for model_name, activations in KILN_MODELS:
         model = os.path.join(ROOT, "tests", "models", model_name, "model.onnx")
         graph_input = onnx.load(model).graph.input[0]
         shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
         rng = np.random.default_rng(11)
-        folder = os.path.join(out_dir, f"{model_name}_kiln_u8")
+        folder = os.path.join(out_dir, f"{model_name}_kiln_{activations}")
         os.makedirs(folder, exist_ok=True)
         quantized = os.path.join(folder, "model.onnx")
         with tempfile.TemporaryDirectory() as scratch:
             calibration = os.path.join(scratch, "calibration.npy")
             np.save(calibration, rng.standard_normal([32] + shape[1:]).astype(np.float32))
-            subprocess.run([kiln, "quantize", model, calibration, "-o", quantized], check=True)
+            subprocess.run([kiln, "quantize", model, calibration, "-o", quantized, "--activations", activations],
+                           check=True)
         write_check_case(folder, quantized, rng.standard_normal(shape).astype(np.float32), graph_input.name)
         print(f"{quantized}: kiln quantize, ORT onnxruntime {ort.__version__}")
 

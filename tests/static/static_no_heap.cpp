@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The static path allocates nothing, not even to make its workloads: this program replaces malloc,
 // calloc, realloc and the global operator new with versions that abort once the model is about to
-// be made, then makes the compiled DS-CNN (examples/firmware/ds_cnn.hpp) and runs 1000 inferences,
-// checking the last one against PyTorch. (The firmware build links a _sbrk that ends the program.)
-// For comparison it first measures the heap the dynamic path takes for the same network: the peak
-// of live bytes while the Runtime optimizes, loads and runs it.
+// be made, then makes each compiled DS-CNN (examples/firmware/keyword_spotters.hpp: Float32 and
+// int8) and runs 1000 inferences, checking the last one against its reference. (The firmware build
+// links a _sbrk that ends the program.) For comparison it first measures the heap the dynamic path
+// takes for the same network: the peak of live bytes while the Runtime optimizes, loads and runs it.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,8 +18,7 @@
 #include <kiln/runtime/runtime.hpp>
 #include <kiln/static/network_of.hpp>
 
-#include "ds_cnn.hpp"
-#include "ds_cnn_test_data.hpp"
+#include "keyword_spotters.hpp"
 
 namespace {
 bool forbidden = false;
@@ -79,38 +78,43 @@ void operator delete(void* p, std::size_t) noexcept { free(p); }
 void operator delete(void* p, std::align_val_t) noexcept { free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { free(p); }
 
-int main() {
-  alignas(64) static std::byte arena[ds_cnn::arena_bytes];
-  static float scores[std::size(ds_cnn_test_data::expected_output)];
+namespace {
+
+template <class Spotter>
+bool runs_without_heap() {
+  alignas(64) static std::byte arena[Spotter::arena_bytes];
+  static float scores[std::size(Spotter::expected)];
   {
-    using Runtime = kiln::Runtime<kiln::RefBackend>;
+    using Runtime = kiln::Runtime<typename Spotter::Ops, kiln::RefBackend>;  // only the ops it uses
     const std::size_t before = live;
     peak = live;
     Runtime runtime;
-    auto optimized = Runtime::optimize(kiln::network_of<ds_cnn::layers, ds_cnn::tensors>());
+    auto optimized = Runtime::optimize(kiln::network_of<Spotter::layers, Spotter::tensors>());
     auto id = optimized ? runtime.load(std::move(*optimized)) : kiln::Expected<kiln::NetworkId>(optimized.status());
-    if (!id) return 1;
-    const kiln::InputBinding in[] = {{0, {*runtime.input_info(*id, 0), ds_cnn_test_data::input}}};
+    if (!id) return false;
+    const kiln::InputBinding in[] = {{0, {*runtime.input_info(*id, 0), Spotter::input}}};
     const kiln::OutputBinding out[] = {{0, {*runtime.output_info(*id, 0), scores}}};
     for (int i = 0; i < 1000; ++i)
-      if (!runtime.enqueue(*id, in, out)) return 1;
-    std::printf("the dynamic Runtime: a peak of %zu bytes of heap to optimize, load and run it 1000 times\n",
-                peak - before);
+      if (!runtime.enqueue(*id, in, out)) return false;
+    std::printf("%s, the dynamic Runtime: a peak of %zu bytes of heap to optimize, load and run it 1000 times\n",
+                Spotter::name, peak - before);
   }
   forbidden = true;
   {
-    ds_cnn::Model<kiln::RefBackend> model{arena};
+    typename Spotter::template Model<kiln::RefBackend> model{arena};
     for (int i = 0; i < 1000; ++i)
-      if (!model.run(std::span<const float>(ds_cnn_test_data::input), std::span<float>(scores))) return 1;
+      if (!model.run(std::span<const float>(Spotter::input), std::span<float>(scores))) return false;
   }
   forbidden = false;
-  for (std::size_t c = 0; c < std::size(scores); ++c) {
-    const float expected = ds_cnn_test_data::expected_output[c];
-    if (std::fabs(scores[c] - expected) > 1e-4f + 1e-3f * std::fabs(expected)) {
-      std::printf("score %zu is %g; PyTorch's is %g\n", c, scores[c], expected);
-      return 1;
+  for (std::size_t c = 0; c < std::size(scores); ++c)
+    if (!Spotter::agrees(scores[c], Spotter::expected[c])) {
+      std::printf("score %zu is %g; %s's is %g\n", c, scores[c], Spotter::reference, Spotter::expected[c]);
+      return false;
     }
-  }
-  std::printf("the compiled DS-CNN: 1000 inferences, no allocation; scores match PyTorch's\n");
-  return 0;
+  std::printf("%s, compiled: 1000 inferences, no allocation; scores match %s's\n", Spotter::name, Spotter::reference);
+  return true;
 }
+
+}  // namespace
+
+int main() { return runs_without_heap<Float32Spotter>() && runs_without_heap<Int8Spotter>() ? 0 : 1; }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,9 @@ const char* element_type(DataType type) {
   switch (type) {
     case DataType::Float32: return "float";
     case DataType::Signed32: return "std::int32_t";
+    case DataType::QAsymmS8:
+    case DataType::QSymmS8: return "std::int8_t";
+    case DataType::QAsymmU8: return "std::uint8_t";
     case DataType::Boolean: return "bool";
     default: return nullptr;
   }
@@ -70,7 +74,7 @@ const char* element_type(DataType type) {
 /// The elements of a constant, `per_line` to a line, as the initialiser of an array.
 std::string elements(DataType type, std::span<const std::byte> data) {
   std::string text;
-  const std::size_t per_line = type == DataType::Float32 ? 6 : 12;
+  const std::size_t per_line = type == DataType::Float32 ? 6 : size_of(type) == 1 ? 16 : 12;
   auto write = [&]<class E>(E*, auto literal) {
     const std::size_t count = data.size() / sizeof(E);
     for (std::size_t i = 0; i < count; ++i) {
@@ -80,10 +84,15 @@ std::string elements(DataType type, std::span<const std::byte> data) {
       text += literal(value) + (i + 1 < count ? "," : "");
     }
   };
+  const auto integer = [](auto v) { return std::to_string(v); };
   if (type == DataType::Float32)
     write(static_cast<float*>(nullptr), [](float v) { return float_literal(v); });
   else if (type == DataType::Signed32)
-    write(static_cast<std::int32_t*>(nullptr), [](std::int32_t v) { return std::to_string(v); });
+    write(static_cast<std::int32_t*>(nullptr), integer);
+  else if (type == DataType::QAsymmS8 || type == DataType::QSymmS8)
+    write(static_cast<std::int8_t*>(nullptr), integer);
+  else if (type == DataType::QAsymmU8)
+    write(static_cast<std::uint8_t*>(nullptr), integer);
   else
     write(static_cast<std::uint8_t*>(nullptr), [](std::uint8_t v) { return std::string(v ? "true" : "false"); });
   return text;
@@ -93,6 +102,22 @@ std::string shape_list(const TensorShape& shape) {
   std::string list = "{";
   for (std::size_t d = 0; d < shape.rank(); ++d) list += str_cat(d ? ", " : "", shape[d]);
   return list + "}";
+}
+
+/// The scales of a tensor quantised per axis, as an array of the header's constants.
+std::string scales_array(const std::string& name, const QuantizationInfo& q) {
+  std::string values;
+  for (std::size_t i = 0; i < q.scales.size(); ++i)
+    values += str_cat(i % 6 == 0 ? "\n    " : " ", float_literal(q.scales[i]), i + 1 < q.scales.size() ? "," : "");
+  return str_cat("inline constexpr float ", name, "[", q.scales.size(), "] = {", values, "};\n");
+}
+
+/// The StaticQuantization argument of a quantised tensor (none for the others): its scale inline,
+/// or `scales`, the array scales_array wrote.
+std::string quantization_source(const QuantizationInfo& q, const std::string& scales) {
+  if (q.empty()) return "";
+  if (!q.is_per_axis()) return str_cat(", {", float_literal(q.scales[0]), ", ", q.offset, "}");
+  return str_cat(", {0.0f, ", q.offset, ", weights::", scales, ", ", q.axis ? std::int64_t{*q.axis} : -1, "}");
 }
 
 /// What the header says, built up in order.
@@ -116,34 +141,40 @@ class HeaderWriter {
 
   CompiledHeader write(const CompileOptions& options) {
     number_tensors();
+    place_kept();
     std::string weights, tensors, steps;
     std::uint64_t weight_bytes = 0;
-    std::size_t layers = 0;
     for (std::size_t t : used_) {
       const PlannedTensor& tensor = plan_.tensors[t];
       const std::string type = str_cat("kiln::DataType::", to_string(tensor.info.type));
       const std::string comment = str_cat("  // ", index_[t], ": ", tensor.info.to_string(), ", ", name_of(t), "\n");
+      const std::string name = str_cat("t", index_[t], "_", identifier(name_of(t)));
+      const QuantizationInfo& q = tensor.info.quantization;
+      if (tensor.is_constant) weights += str_cat("// ", name_of(t), ": ", tensor.info.to_string(), "\n");
+      if (q.is_per_axis()) weights += scales_array(name + "_scales", q);
+      const std::string quantization = quantization_source(q, name + "_scales");
       if (!tensor.is_constant) {
-        tensors += str_cat("    kiln::in_arena(", type, ", ", shape_list(tensor.info.shape), ", ", tensor.offset, "),");
+        tensors += str_cat("    kiln::in_arena(", type, ", ", shape_list(tensor.info.shape), ", ", tensor.offset,
+                           quantization, "),");
       } else {
         const auto& data = network_.layer(tensor.producer.layer).params_if<ops::Constant>()->data;
-        const std::string array = str_cat("t", index_[t], "_", identifier(name_of(t)));
-        weights += str_cat("// ", name_of(t), ": ", tensor.info.to_string(), "\nalignas(", plan_.alignment,
-                           ") inline constexpr ", element_type(tensor.info.type), " ", array, "[",
-                           tensor.info.num_elements(), "] = {", elements(tensor.info.type, data), "};\n");
+        weights += str_cat("alignas(", plan_.alignment, ") inline constexpr ", element_type(tensor.info.type), " ",
+                           name, "[", tensor.info.num_elements(), "] = {", elements(tensor.info.type, data), "};\n");
         weight_bytes += tensor.info.num_bytes();
-        tensors +=
-            str_cat("    kiln::in_flash(", type, ", ", shape_list(tensor.info.shape), ", weights::", array, "),");
+        tensors += str_cat("    kiln::in_flash(", type, ", ", shape_list(tensor.info.shape), ", weights::", name,
+                           quantization, "),");
       }
       tensors += comment;
     }
-    for (const PlannedStep& step : plan_.steps) steps += str_cat("    ", step_source(step, layers), ",\n");
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s) steps += str_cat("    ", step_source(s), ",\n");
     steps.erase(steps.size() - 2, 1);  // the last step's comma
 
+    const auto layers = std::ranges::count(plan_.steps, PlannedStep::Kind::Compute, &PlannedStep::kind);
     const std::string summary =
-        str_cat(layers, " layers for RefBackend, ", used_.size(), " tensors; arena ", plan_.arena_bytes,
-                " B (the memory plan's lower bound: ", plan_.lower_bound_bytes, " B); weights ", weight_bytes,
-                " B, read in place");
+        str_cat(layers, " layers for RefBackend, ", used_.size(), " tensors; arena ", arena_bytes_, " B: tensors ",
+                plan_.arena_bytes, " B (the memory plan's lower bound: ", plan_.lower_bound_bytes, " B)",
+                kept_bytes_ ? str_cat(" and ", kept_bytes_, " B the workloads keep from load on") : "", "; weights ",
+                weight_bytes, " B, read in place");
     std::string header = str_cat(
         "// SPDX-License-Identifier: Apache-2.0\n"
         "// clang-format off\n"
@@ -160,17 +191,21 @@ class HeaderWriter {
         "//   kiln::Status status = model.run(std::span<const float>(input), std::span<float>(output));\n"
         "#pragma once\n\n"
         "#include <cstddef>\n#include <cstdint>\n#include <limits>\n#include <optional>\n#include <tuple>\n\n"
-        "#include <kiln/ops/op_list.hpp>\n#include <kiln/static/static_model.hpp>\n\n"
+        "#include <kiln/ops/op_set.hpp>\n#include <kiln/static/static_model.hpp>\n\n"
         "namespace ",
         options.name_space,
         " {\n\n"
-        "/// Bytes of working memory the network needs: its intermediate tensors, as planned.\n"
+        "/// Bytes of working memory the network needs: its intermediate tensors, as planned, and what\n"
+        "/// RefBackend's workloads keep from load on (kept_bytes).\n"
         "inline constexpr std::uint64_t arena_bytes = ",
-        plan_.arena_bytes,
+        arena_bytes_,
         ";\n"
-        "/// No plan of these tensors needs fewer bytes: the largest total of tensors alive at once.\n"
+        "inline constexpr std::uint64_t kept_bytes = ",
+        kept_bytes_,
+        ";\n"
+        "/// No plan needs fewer bytes: the largest total of tensors alive at once, and kept_bytes.\n"
         "inline constexpr std::uint64_t arena_lower_bound = ",
-        plan_.lower_bound_bytes,
+        plan_.lower_bound_bytes + kept_bytes_,
         ";\n"
         "/// Bytes of the constants below, read in place.\n"
         "inline constexpr std::uint64_t weight_bytes = ",
@@ -181,8 +216,7 @@ class HeaderWriter {
         "};\n\n"
         "/// The steps in execution order: inputs in, layers, outputs out.\n"
         "inline constexpr std::tuple layers{\n",
-        steps,
-        "};\n\n"
+        steps, "};\n\n", options.ops_only_used ? op_set() : "",
         "/// The network run by Backend (or, layer by layer, the first of its fallbacks with a workload).\n"
         "template <class Backend>\n"
         "using Model = kiln::StaticModel<Backend, layers, tensors, arena_bytes>;\n\n"
@@ -195,12 +229,9 @@ class HeaderWriter {
   Status check_tensor(std::size_t t) const {
     const PlannedTensor& tensor = plan_.tensors[t];
     if (!tensor.in_host_memory) return Status::error(ErrorCode::Unsupported, "a tensor lives in device memory");
-    if (!tensor.info.quantization.empty())
-      return Status::error(ErrorCode::Unsupported, "tensor ", tensor.info.to_string(),
-                           " is quantised; compiled networks hold Float32 (and Signed32, Boolean) tensors for now");
     if (tensor.is_constant && element_type(tensor.info.type) == nullptr)
       return Status::error(ErrorCode::Unsupported, "a constant of type ", to_string(tensor.info.type),
-                           "; compiled networks hold Float32, Signed32 and Boolean constants for now");
+                           "; compiled networks hold Float32, 8-bit quantised, Signed32 and Boolean constants for now");
     return Status::ok();
   }
 
@@ -226,13 +257,48 @@ class HeaderWriter {
     return list + "}";
   }
 
-  std::string step_source(const PlannedStep& step, std::size_t& layers) const {
+  /// The declaration of Ops: the OpSet of the ops the steps use, in the order they first appear.
+  std::string op_set() const {
+    std::vector<std::string_view> names;
+    for (const PlannedStep& step : plan_.steps)
+      visit_op(network_.layer(step.layer).descriptor, [&]<class Op>(const OpParams<Op>&) {
+        if constexpr (!ops::is_structural_v<Op>)
+          if (std::ranges::find(names, type_name<Op>()) == names.end()) names.push_back(type_name<Op>());
+      });
+    std::string list;
+    for (std::string_view name : names) list += str_cat(list.empty() ? "" : ", ", name);
+    return str_cat("/// The ops the network uses: kiln::Runtime<Ops, Backend> compiles only their workloads.\n",
+                   "using Ops = kiln::OpSet<", list, ">;\n\n");
+  }
+
+  /// Places what each layer's workload keeps from load on after the tensors, the largest first (the
+  /// regions then need no padding between them while their sizes are multiples of the alignment).
+  void place_kept() {
+    constexpr std::uint64_t alignment = KeptMemory::alignment;
+    std::vector<std::size_t> order;
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s)
+      if (plan_.steps[s].kept_bytes != 0) order.push_back(s);
+    std::ranges::stable_sort(order, std::greater<>{}, [&](std::size_t s) { return plan_.steps[s].kept_bytes; });
+    kept_offset_.assign(plan_.steps.size(), 0);
+    arena_bytes_ = plan_.arena_bytes;
+    for (std::size_t s : order) {
+      kept_offset_[s] = (arena_bytes_ + alignment - 1) / alignment * alignment;
+      arena_bytes_ = kept_offset_[s] + plan_.steps[s].kept_bytes;
+      kept_bytes_ += plan_.steps[s].kept_bytes;
+    }
+  }
+
+  static std::string region(std::uint64_t offset, std::uint64_t bytes) {
+    return bytes ? str_cat("{", offset, ", ", bytes, "}") : "{}";
+  }
+
+  std::string step_source(std::size_t s) const {
+    const PlannedStep& step = plan_.steps[s];
     const Layer& layer = network_.layer(step.layer);
     if (step.kind == PlannedStep::Kind::Input)
       return str_cat("kiln::StaticInput{", step.binding, ", ", index_[step.outputs[0]], "}");
     if (step.kind == PlannedStep::Kind::Output)
       return str_cat("kiln::StaticOutput{", step.binding, ", ", index_[step.inputs[0]], "}");
-    ++layers;
     std::vector<TensorInfo> inputs;
     for (std::size_t t : step.inputs) inputs.push_back(plan_.tensors[t].info);
     const DataType type = ops::layer_data_type(inputs, layer.outputs);
@@ -243,15 +309,21 @@ class HeaderWriter {
         return str_cat("kiln::StaticLayer<", type_name<Op>(), ", kiln::DataType::", to_string(type), ", ",
                        step.inputs.size(), ", ", step.outputs.size(), ">{\n        ", string_literal(layer.name), ", ",
                        to_cpp(params.value), ", ", indices(step.inputs), ", ", indices(step.outputs),
-                       step.scratch_bytes ? str_cat(", {", step.scratch_offset, ", ", step.scratch_bytes, "}") : "",
+                       step.scratch_bytes || step.kept_bytes
+                           ? str_cat(", ", region(step.scratch_offset, step.scratch_bytes),
+                                     step.kept_bytes ? ", " + region(kept_offset_[s], step.kept_bytes) : "")
+                           : "",
                        "}");
     });
   }
 
   const Network& network_;
   const NetworkPlan& plan_;
-  std::vector<std::size_t> index_;  ///< per plan tensor, its index in the header's table
-  std::vector<std::size_t> used_;   ///< the plan tensors the header holds, in its order
+  std::vector<std::size_t> index_;          ///< per plan tensor, its index in the header's table
+  std::vector<std::size_t> used_;           ///< the plan tensors the header holds, in its order
+  std::vector<std::uint64_t> kept_offset_;  ///< per step, where what its workload keeps lies in the arena
+  std::uint64_t kept_bytes_ = 0;
+  std::uint64_t arena_bytes_ = 0;
 };
 
 }  // namespace

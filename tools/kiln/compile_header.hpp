@@ -11,8 +11,9 @@ namespace kiln::tool {
 
 struct CompileOptions {
   std::string model_path;
-  std::string name_space;  ///< the C++ namespace of the header's declarations
-  std::string command;     ///< the command line, recorded in the header's first comment
+  std::string name_space;      ///< the C++ namespace of the header's declarations
+  std::string command;         ///< the command line, recorded in the header's first comment
+  bool ops_only_used = false;  ///< also declare `Ops`, the OpSet of the ops the network uses
 };
 
 struct CompiledHeader {

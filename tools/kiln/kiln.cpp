@@ -48,10 +48,12 @@ commands:
         (a batch of its input; on --backend, default ref), chooses each activation's range (the
         extremes, or the central P percent, default 99.99) and writes a QDQ model that kiln and
         ONNX Runtime load (default: uint8 activations, int8 weights per output channel)
-  compile MODEL -o NAME.hpp [--namespace N]
+  compile MODEL -o NAME.hpp [--namespace N] [--ops-only-used]
         the model optimized and planned for RefBackend, written as one C++ header of constants
         (weights, tensors, steps, the arena's size) that kiln::StaticModel runs with no heap, on a
-        microcontroller too (docs/firmware.md); the namespace defaults to NAME
+        microcontroller too (docs/firmware.md); the namespace defaults to NAME. --ops-only-used
+        also declares Ops, the kiln::OpSet of the ops it uses, for a kiln::Runtime<Ops, ...> that
+        compiles only their workloads (StaticModel always does)
 
 options for every command:
   --backend LIST   comma-separated preference list of ref, neon, cl (default: every available one,
@@ -518,7 +520,9 @@ int compile_command(const Arguments& args) {
   options.model_path = args.positional[0];
   options.name_space = args.get("namespace").value_or(std::filesystem::path(*output).stem().string());
   // What the header says wrote it: the same for any -o, so that the header is reproducible anywhere.
-  options.command = kiln::detail::str_cat("kiln compile ", options.model_path, " --namespace ", options.name_space);
+  options.ops_only_used = args.get("ops-only-used").has_value();
+  options.command = kiln::detail::str_cat("kiln compile ", options.model_path, " --namespace ", options.name_space,
+                                          options.ops_only_used ? " --ops-only-used" : "");
   auto header = kiln::tool::compile_header(options);
   if (!header) return fail(header.status());
   std::ofstream file(*output, std::ios::binary);
@@ -535,17 +539,19 @@ int main(int argc, char** argv) {
   Arguments args;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i] == std::string_view("-o") ? "--output" : argv[i];
-    if (arg.starts_with("--")) {
+    if (arg == "--ops-only-used") {  // the one option without a value
+      args.options[std::string(arg.substr(2))].emplace_back();
+    } else if (arg.starts_with("--")) {
       if (i + 1 >= argc) return fail(kiln::detail::str_cat("option ", arg, " needs a value"));
       args.options[std::string(arg.substr(2))].emplace_back(argv[++i]);
     } else {
       args.positional.emplace_back(arg);
     }
   }
-  constexpr std::string_view known_options[] = {"backend",    "threads",       "input",       "output",  "rtol",
-                                                "atol",       "iterations",    "warmup",      "profile", "labels",
-                                                "reference",  "min-agreement", "activations", "weights", "calibration",
-                                                "percentile", "precision",     "namespace"};
+  constexpr std::string_view known_options[] = {
+      "backend",     "threads",    "input",     "output",    "rtol",          "atol",        "iterations",
+      "warmup",      "profile",    "labels",    "reference", "min-agreement", "activations", "weights",
+      "calibration", "percentile", "precision", "namespace", "ops-only-used"};
   for (const auto& [name, values] : args.options)
     if (std::ranges::find(known_options, name) == std::end(known_options))
       return fail(kiln::detail::str_cat("unknown option --", name, " (kiln --help lists them)"));

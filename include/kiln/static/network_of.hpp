@@ -22,7 +22,7 @@ Network network_of() {
   Network network;
   std::array<OutputSlot, std::size(Tensors)> slot_of{};
   std::array<bool, std::size(Tensors)> made{};
-  auto info_of = [](std::size_t t) { return TensorInfo{Tensors[t].shape, Tensors[t].type, {}}; };
+  auto info_of = [](std::size_t t) { return Tensors[t].info(); };
   detail::for_each_step(Layers, [&](auto, const auto& step) {
     using Step = std::remove_cvref_t<decltype(step)>;
     if constexpr (std::is_same_v<Step, StaticInput>) {
@@ -45,6 +45,9 @@ Network network_of() {
       for (std::uint32_t o = 0; o < step.outputs.size(); ++o) {
         slot_of[step.outputs[o]] = {id, o};
         made[step.outputs[o]] = true;
+        // A quantised output's type and scale are what its layer chose (Quantize) or was told.
+        if (const TensorInfo info = info_of(step.outputs[o]); !info.quantization.empty())
+          (void)network.set_output_type({id, o}, info.type, info.quantization);
       }
     }
   });

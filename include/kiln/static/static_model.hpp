@@ -23,6 +23,15 @@
 
 namespace kiln {
 
+/// How the integers of a compiled network's quantised tensor map to reals: one scale inline, or
+/// one per slice of `axis` in the header's constants.
+struct StaticQuantization {
+  float scale = 0.0f;  ///< per tensor; 0 when per axis or not quantised
+  std::int32_t zero_point = 0;
+  std::span<const float> axis_scales{};
+  std::int32_t axis = -1;  ///< none
+};
+
 /// A tensor of a compiled network: an intermediate tensor at `offset` in the arena, or a constant
 /// whose values are at `data` (the header's weights, in flash on a microcontroller).
 struct StaticTensor {
@@ -33,19 +42,33 @@ struct StaticTensor {
   // A flag, not `data != nullptr`: GCC's sanitizers make a global's address unknown to constant
   // evaluation, and the plan's check runs there.
   bool constant = false;
+  StaticQuantization quantization{};
 
   constexpr bool is_constant() const noexcept { return constant; }
   constexpr std::uint64_t num_bytes() const noexcept { return shape.num_elements() * size_of(type); }
+  /// Its TensorInfo, which borrows its scales from this tensor (in the header's table, so for the
+  /// program's lifetime): made without the heap.
+  TensorInfo info() const {
+    const StaticQuantization& q = quantization;
+    if (q.scale == 0.0f && q.axis_scales.empty()) return TensorInfo{shape, type, {}};
+    const std::span<const float> scales = q.axis_scales.empty() ? std::span(&q.scale, 1) : q.axis_scales;
+    return TensorInfo{shape, type,
+                      QuantizationInfo{Scales::borrowed(scales), q.zero_point,
+                                       q.axis < 0 ? std::nullopt : std::optional<std::uint32_t>(q.axis)}};
+  }
 };
-constexpr StaticTensor in_arena(DataType type, TensorShape shape, std::uint64_t offset) {
-  return {type, shape, offset, nullptr, false};
+constexpr StaticTensor in_arena(DataType type, TensorShape shape, std::uint64_t offset,
+                                StaticQuantization quantization = {}) {
+  return {type, shape, offset, nullptr, false, quantization};
 }
-constexpr StaticTensor in_flash(DataType type, TensorShape shape, const void* data) {
-  return {type, shape, 0, data, true};
+constexpr StaticTensor in_flash(DataType type, TensorShape shape, const void* data,
+                                StaticQuantization quantization = {}) {
+  return {type, shape, 0, data, true, quantization};
 }
 
-/// Working memory one layer's workload has for itself while it runs, planned with the tensors.
-struct StaticScratch {
+/// Part of the arena a layer's workload has for itself: its scratch, for while it runs, or what it
+/// keeps from load on (KeptMemory). Planned with the tensors.
+struct StaticRegion {
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
 };
@@ -70,7 +93,8 @@ struct StaticLayer {
   typename Op::Params params;
   std::array<std::uint16_t, Inputs> inputs;
   std::array<std::uint16_t, Outputs> outputs;
-  StaticScratch scratch{};
+  StaticRegion scratch{};
+  StaticRegion kept{};
 };
 
 namespace detail {
@@ -122,16 +146,25 @@ constexpr std::span<const std::uint16_t> step_writes(const L& layer) {
 
 /// The buffers of a compiled network's arena, with the lifetimes its steps give them (as
 /// arena_tensors does for the dynamic path: from the step that writes a tensor to the last that
-/// reads it; scratch for its step alone), and the offsets its header gave them.
+/// reads it; scratch for its step alone; what a workload keeps for all steps), and the offsets its
+/// header gave them.
 template <std::size_t Tensors, std::size_t Steps>
 struct StaticBuffers {
-  std::array<BufferRequest, Tensors + Steps> requests{};
-  std::array<std::uint64_t, Tensors + Steps> offsets{};
+  std::array<BufferRequest, Tensors + 2 * Steps> requests{};  // tensors, scratch, kept
+  std::array<std::uint64_t, Tensors + 2 * Steps> offsets{};
+  std::array<std::uint64_t, Tensors + 2 * Steps> alignments{};
   std::size_t count = 0;
+
+  constexpr void add(BufferRequest request, std::uint64_t offset, std::uint64_t alignment) {
+    requests[count] = request;
+    offsets[count] = offset;
+    alignments[count++] = alignment;
+  }
 };
 
 /// Why a compiled network's memory plan is unsound, or an empty string: every arena tensor is
-/// written before it is read and lies inside the arena at an offset aligned to `alignment`, and no
+/// written before it is read and lies inside the arena at an offset aligned to `alignment` (what a
+/// workload keeps, to KeptMemory::alignment), and no
 /// two buffers alive at the same step share a byte. The compiler evaluates it for every StaticModel.
 template <const auto& Layers, const auto& Tensors>
 constexpr const char* static_plan_error(std::uint64_t arena_bytes, std::uint64_t alignment) {
@@ -160,21 +193,19 @@ constexpr const char* static_plan_error(std::uint64_t arena_bytes, std::uint64_t
         first[t] = last[t] = step;
       }
     }
-    if constexpr (is_static_layer_v<std::remove_cvref_t<decltype(layer)>>)
-      if (layer.scratch.bytes != 0) {
-        buffers.requests[buffers.count] = {layer.scratch.bytes, std::uint32_t(step), std::uint32_t(step)};
-        buffers.offsets[buffers.count++] = layer.scratch.offset;
-      }
+    if constexpr (is_static_layer_v<std::remove_cvref_t<decltype(layer)>>) {
+      if (layer.scratch.bytes != 0)
+        buffers.add({layer.scratch.bytes, std::uint32_t(step), std::uint32_t(step)}, layer.scratch.offset, alignment);
+      if (layer.kept.bytes != 0)
+        buffers.add({layer.kept.bytes, 0, std::uint32_t(num_steps)}, layer.kept.offset, KeptMemory::alignment);
+    }
   });
   if (error) return error;
   for (std::size_t t = 0; t < num_tensors; ++t)
-    if (written[t]) {
-      buffers.requests[buffers.count] = {Tensors[t].num_bytes(), first[t], last[t]};
-      buffers.offsets[buffers.count++] = Tensors[t].offset;
-    }
+    if (written[t]) buffers.add({Tensors[t].num_bytes(), first[t], last[t]}, Tensors[t].offset, alignment);
   for (std::size_t i = 0; i < buffers.count; ++i) {
     const BufferRequest& a = buffers.requests[i];
-    if (buffers.offsets[i] % alignment != 0) return "a buffer is not aligned to the backend's alignment";
+    if (buffers.offsets[i] % buffers.alignments[i] != 0) return "a buffer is not aligned to the backend's alignment";
     if (buffers.offsets[i] + a.size > arena_bytes) return "a buffer ends past the arena";
     for (std::size_t j = 0; j < i; ++j) {
       const BufferRequest& b = buffers.requests[j];
@@ -236,7 +267,7 @@ class StaticModel {
   /// Makes every layer's workload with tensors in `arena` (at least arena_bytes, aligned to
   /// arena_alignment). A failure is kept: status() and run() return it.
   explicit StaticModel(std::span<std::byte> arena) {
-    for (std::size_t t = 0; t < num_tensors; ++t) infos_[t] = TensorInfo{Tensors[t].shape, Tensors[t].type, {}};
+    for (std::size_t t = 0; t < num_tensors; ++t) infos_[t] = Tensors[t].info();
     if (arena.size() < ArenaBytes)
       status_ = Status::error(ErrorCode::InvalidArgument, "the arena has ", arena.size(), " bytes; the network needs ",
                               ArenaBytes);
@@ -409,7 +440,8 @@ struct StaticStep<M, StaticLayer<Op, Type, Inputs, Outputs>> {
       output_infos[o] = model.infos_[layer.outputs[o]];
       out[o] = {output_infos[o], model.data_[layer.outputs[o]]};
     }
-    const WorkloadInfo<Op> info{layer.params, input_infos, output_infos, constants};
+    KeptMemory kept(arena.subspan(layer.kept.offset, layer.kept.bytes));
+    const WorkloadInfo<Op> info{layer.params, input_infos, output_infos, constants, &kept};
     auto& context = static_cast<typename Owner::context&>(model.context_);
     auto refuse = [&](const Status& s) { return s.with_context(str_cat("layer '", layer.name, "'")); };
     if constexpr (requires { W::is_supported(info); })
