@@ -15,43 +15,20 @@
 
 #include "kiln/core/status.hpp"
 #include "kiln/core/tensor_info.hpp"
-#include "kiln/graph/network.hpp"
+#include "kiln/import/imported_model.hpp"
 
 namespace kiln::onnx {
 
-/// One input or output of an imported model, in the model's own (ONNX, NCHW) layout: this is the
-/// info to bind data with. Binding ids are the model's input and output positions.
-struct ModelTensor {
-  std::string name;
-  BindingId binding = 0;
-  TensorInfo info;
-  bool used = true;  ///< false for an input no output depends on: the loaded network has no such binding
-};
-
-/// What import() makes of a model: the Network (layers named after the ONNX nodes; kiln's
-/// channels-last layout inside, converted once at the model's edges and in the constant weights),
-/// its inputs and outputs, and where it came from.
-struct ImportedModel {
-  Network network;
-  std::vector<ModelTensor> inputs;
-  std::vector<ModelTensor> outputs;
-  std::int64_t opset = 0;      ///< the default-domain opset the model was exported with
-  std::string producer;        ///< "pytorch 1.13.0", ...
-  std::size_t num_nodes = 0;   ///< ONNX nodes read (constant-folded ones included)
-  std::size_t num_folded = 0;  ///< of which folded into constants at import
-};
+// What the importer makes (kiln/import/imported_model.hpp): an ImportedModel's inputs and outputs
+// are in ONNX's layout (NCHW) and its opset is the default domain's the model was exported with.
+using kiln::HostTensor;
+using kiln::ImportedModel;
+using kiln::ModelTensor;
 
 /// ONNX's uint8 and int8 tensors where they meet the user (graph inputs, tensor files) are kiln
 /// QAsymmU8 and QAsymmS8 with this quantisation: scale 1 and zero point 0, the integers themselves.
 /// A quantising node reading one (DequantizeLinear, QLinearConv...) gives the integers their scale.
 inline QuantizationInfo raw_integers() { return QuantizationInfo{{1.0f}, 0, {}}; }
-
-/// A tensor held on the host with its kiln info, as read from or written to a file.
-struct HostTensor {
-  std::string name;
-  TensorInfo info;
-  std::vector<std::byte> data;  ///< info.num_bytes() bytes
-};
 
 struct ImportOptions {
   /// Graph inputs to treat as constants with these values (the model's input list loses them).
