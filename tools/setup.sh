@@ -6,7 +6,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="g++ meson ninja-build pkg-config python3 libeigen3-dev libxsimd-dev opencl-clhpp-headers opencl-headers
-ocl-icd-opencl-dev pocl-opencl-icd catch2 libprotobuf-dev libonnx-dev libonnx-testdata"
+ocl-icd-opencl-dev pocl-opencl-icd catch2 libprotobuf-dev libonnx-dev libonnx-testdata libflatbuffers-dev
+flatbuffers-compiler"
 missing=""
 for package in $packages; do
   dpkg-query -W -f='${Status}\n' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
@@ -19,8 +20,8 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends $missing
 fi
 
-# The backends and the ONNX importer are required, not auto-detected, so that a machine missing one
+# The backends and the importers are required, not auto-detected, so that a machine missing one
 # fails here instead of silently building (and testing) without it.
 if [ ! -f build/build.ninja ]; then
-  meson setup build --wrap-mode=nodownload -Dneon=enabled -Dopencl=enabled -Donnx=enabled
+  meson setup build --wrap-mode=nodownload -Dneon=enabled -Dopencl=enabled -Donnx=enabled -Dtflite=enabled
 fi

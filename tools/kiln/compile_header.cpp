@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `kiln compile`: imports an ONNX model, optimizes and plans it for RefBackend as the dynamic path
-// would (the same Runtime, the same memory plan `kiln inspect` prints), and writes the result as a
-// header of constants: the weights in their stored type, the tensor table, the steps with their
+// `kiln compile`: imports an ONNX or TensorFlow Lite model, optimizes and plans it for RefBackend as
+// the dynamic path would (the same Runtime, the same memory plan `kiln inspect` prints), and writes
+// the result as a header of constants: the weights in their stored type, the tensor table, the steps with their
 // parameters, and the arena's size. StaticModel (kiln/static/static_model.hpp) runs it.
 #include "compile_header.hpp"
 
@@ -19,6 +19,7 @@
 #include <kiln/runtime/runtime.hpp>
 
 #include "cpp_source.hpp"
+#include "model_file.hpp"
 
 namespace kiln::tool {
 namespace {
@@ -333,7 +334,7 @@ Expected<CompiledHeader> compile_header(const CompileOptions& options) {
       (options.name_space[0] >= '0' && options.name_space[0] <= '9'))
     return Status::error(ErrorCode::InvalidArgument, "--namespace '", options.name_space,
                          "' is not a C++ identifier (letters, digits and single underscores)");
-  auto imported = onnx::import_file(options.model_path);
+  auto imported = import_model_file(options.model_path);
   if (!imported) return imported.status();
   OptimizerOptions optimizer;
   optimizer.backend_preferences = {RefBackend::id};

@@ -12,6 +12,8 @@
 #include <kiln/import/onnx.hpp>
 #include <kiln/kiln.hpp>
 
+#include "model_file.hpp"
+
 namespace kiln::tool {
 
 /// Every backend this build of kiln has, for every op.
@@ -81,7 +83,7 @@ class Session {
   static Expected<std::unique_ptr<Session>> open(const std::string& model_path, const SessionOptions& options) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
-    auto imported = onnx::import_file(model_path);
+    auto imported = import_model_file(model_path);
     if (!imported) return imported.status();
     auto session = std::unique_ptr<Session>(new Session(options));
     session->model_ = std::move(*imported);

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// QUANTIZE (Float32 to 8 bits, or 8 bits to another scale) and DEQUANTIZE (8 bits to Float32).
+#include "importer.hpp"
+
+namespace kiln::tflite::detail {
+
+Status convert_quantize(Importer& im) {
+  auto x = im.input(0);
+  if (!x) return x.status();
+  if (!is_quantized(im.output_info(0).type))
+    return im.invalid("quantises to ", im.output_info(0).to_string(), ", not an 8-bit type");
+  auto out = is_quantized(x->info.type) ? im.add<ops::Requantize>({}, std::span(&*x, 1), true)
+                                        : im.add<ops::Quantize>({}, std::span(&*x, 1), true);
+  if (!out) return out.status();
+  return im.set_output(0, out->front());
+}
+
+Status convert_dequantize(Importer& im) {
+  auto x = im.input(0);
+  if (!x) return x.status();
+  if (!is_quantized(x->info.type))
+    return im.error("dequantizes ", x->info.to_string(), "; kiln dequantizes 8-bit tensors");
+  auto out = im.add<ops::Dequantize>({}, std::span(&*x, 1));
+  if (!out) return out.status();
+  return im.set_output(0, out->front());
+}
+
+}  // namespace kiln::tflite::detail

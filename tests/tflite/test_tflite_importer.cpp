@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// The TensorFlow Lite importer on models built here with FlatBuffers (the schema kiln compiles,
+// src/import/tflite/tflite_subset.fbs) against hand-computed values, and on files that must be
+// refused with a message naming what is wrong. The converted models of tools/make_tflite_fixtures.py
+// are checked against LiteRT by `kiln check` (tests/meson.build).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <flatbuffers/flatbuffers.h>
+#include <catch2/catch.hpp>
+#include <kiln/backends/ref/ref_backend.hpp>
+#include <kiln/import/tflite.hpp>
+#include <kiln/runtime/runtime.hpp>
+
+#include "tflite_subset_generated.h"
+
+namespace {
+
+namespace format = kiln::tflite::format;
+using flatbuffers::Offset;
+
+/// A one-subgraph model, built tensor by tensor and operator by operator.
+class ModelBuilder {
+ public:
+  /// Adds a tensor; `data`, when given, is its constant value (in a buffer of its own).
+  int tensor(const std::string& name, std::vector<int> shape, format::TensorType type = format::TensorType::FLOAT32,
+             const std::vector<float>& data = {}) {
+    std::uint32_t buffer = 0;
+    if (!data.empty()) {
+      auto bytes = fbb_.CreateVector(reinterpret_cast<const std::uint8_t*>(data.data()), data.size() * 4);
+      buffers_.push_back(format::CreateBuffer(fbb_, bytes));
+      buffer = static_cast<std::uint32_t>(buffers_.size() - 1);
+    }
+    return tensor_in_buffer(name, std::move(shape), type, buffer);
+  }
+  int tensor_in_buffer(const std::string& name, std::vector<int> shape, format::TensorType type, std::uint32_t buffer) {
+    tensors_.push_back(format::CreateTensor(fbb_, fbb_.CreateVector(shape), type, buffer, fbb_.CreateString(name)));
+    return static_cast<int>(tensors_.size() - 1);
+  }
+  void op(format::BuiltinOperator code, std::vector<int> inputs, std::vector<int> outputs,
+          format::BuiltinOptions options_type = format::BuiltinOptions::NONE, Offset<void> options = 0) {
+    codes_.push_back(
+        format::CreateOperatorCode(fbb_, static_cast<std::int8_t>(std::min<int>(int(code), 127)), 0, 1, code));
+    operators_.push_back(format::CreateOperator(fbb_, static_cast<std::uint32_t>(codes_.size() - 1),
+                                                fbb_.CreateVector(inputs), fbb_.CreateVector(outputs), options_type,
+                                                options));
+  }
+  flatbuffers::FlatBufferBuilder& fbb() { return fbb_; }
+
+  std::vector<std::byte> finish(std::vector<int> inputs, std::vector<int> outputs) {
+    auto graph = format::CreateSubGraph(fbb_, fbb_.CreateVector(tensors_), fbb_.CreateVector(inputs),
+                                        fbb_.CreateVector(outputs), fbb_.CreateVector(operators_));
+    std::vector<Offset<format::SubGraph>> graphs{graph};
+    auto model = format::CreateModel(fbb_, 3, fbb_.CreateVector(codes_), fbb_.CreateVector(graphs),
+                                     fbb_.CreateString("kiln test"), fbb_.CreateVector(buffers_));
+    format::FinishModelBuffer(fbb_, model);
+    const auto* data = reinterpret_cast<const std::byte*>(fbb_.GetBufferPointer());
+    return {data, data + fbb_.GetSize()};
+  }
+
+ private:
+  flatbuffers::FlatBufferBuilder fbb_;
+  std::vector<Offset<format::Tensor>> tensors_;
+  std::vector<Offset<format::Buffer>> buffers_{format::CreateBuffer(fbb_)};  // buffer 0: the format's empty one
+  std::vector<Offset<format::Operator>> operators_;
+  std::vector<Offset<format::OperatorCode>> codes_;
+};
+
+/// Runs an imported one-input, one-output Float32 model on RefBackend.
+std::vector<float> run(kiln::ImportedModel& model, const std::vector<float>& x) {
+  using Runtime = kiln::Runtime<kiln::RefBackend>;
+  auto optimized = Runtime::optimize(std::move(model.network));
+  REQUIRE(optimized);
+  Runtime runtime;
+  auto id = runtime.load(std::move(*optimized));
+  REQUIRE(id);
+  std::vector<float> y(runtime.output_info(*id, 0)->num_elements());
+  const kiln::InputBinding in[] = {{0, {*runtime.input_info(*id, 0), x.data()}}};
+  const kiln::OutputBinding out[] = {{0, {*runtime.output_info(*id, 0), y.data()}}};
+  REQUIRE(runtime.enqueue(*id, in, out));
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("A TensorFlow Lite ADD with a fused ReLU and a constant operand imports and runs", "[tflite]") {
+  ModelBuilder b;
+  const int x = b.tensor("x", {1, 2, 2, 1});
+  const int c = b.tensor("c", {1, 1, 1, 1}, format::TensorType::FLOAT32, {-1.5f});  // broadcast
+  const int y = b.tensor("y", {1, 2, 2, 1});
+  b.op(format::BuiltinOperator::ADD, {x, c}, {y}, format::BuiltinOptions::AddOptions,
+       format::CreateAddOptions(b.fbb(), format::ActivationFunctionType::RELU).Union());
+  auto model = kiln::tflite::import_model(b.finish({x}, {y}));
+  REQUIRE(model);
+  CHECK(model->inputs.size() == 1);
+  CHECK(model->inputs[0].name == "x");
+  CHECK(model->outputs[0].info.shape == kiln::TensorShape{1, 2, 2, 1});
+  CHECK(model->producer == "kiln test");
+  CHECK(run(*model, {1, 2, 3, -4}) == std::vector<float>{0, 0.5f, 1.5f, 0});
+}
+
+TEST_CASE("A TensorFlow Lite CONV_2D with SAME padding pads as TensorFlow does", "[tflite]") {
+  // A 3x3 window of ones at stride 2 over a 5x5 input of ones: SAME pads one row and column on each
+  // side (out = ceil(5 / 2) = 3; (3 - 1) x 2 + 3 - 5 = 2 to share), so each output counts the
+  // input positions its window covers: 4 at the corners, 6 on the edges, 9 in the middle; plus the bias.
+  ModelBuilder b;
+  const int x = b.tensor("x", {1, 5, 5, 1});
+  const int w = b.tensor("w", {1, 3, 3, 1}, format::TensorType::FLOAT32, std::vector<float>(9, 1.0f));
+  const int bias = b.tensor("bias", {1}, format::TensorType::FLOAT32, {0.5f});
+  const int y = b.tensor("y", {1, 3, 3, 1});
+  b.op(format::BuiltinOperator::CONV_2D, {x, w, bias}, {y}, format::BuiltinOptions::Conv2DOptions,
+       format::CreateConv2DOptions(b.fbb(), format::Padding::SAME, 2, 2).Union());
+  auto model = kiln::tflite::import_model(b.finish({x}, {y}));
+  REQUIRE(model);
+  CHECK(run(*model, std::vector<float>(25, 1.0f)) ==
+        std::vector<float>{4.5f, 6.5f, 4.5f, 6.5f, 9.5f, 6.5f, 4.5f, 6.5f, 4.5f});
+}
+
+TEST_CASE("A TensorFlow Lite FULLY_CONNECTED reads its input as rows and gives the model's output shape", "[tflite]") {
+  ModelBuilder b;
+  const int x = b.tensor("x", {1, 2, 1, 2});  // read as one row of 4
+  const int w = b.tensor("w", {2, 4}, format::TensorType::FLOAT32, {1, 0, 0, 0, 1, 1, 1, 1});
+  const int y = b.tensor("y", {1, 2});
+  b.op(format::BuiltinOperator::FULLY_CONNECTED, {x, w, -1}, {y}, format::BuiltinOptions::FullyConnectedOptions,
+       format::CreateFullyConnectedOptions(b.fbb()).Union());
+  auto model = kiln::tflite::import_model(b.finish({x}, {y}));
+  REQUIRE(model);
+  CHECK(run(*model, {3, -1, 2, 5}) == std::vector<float>{3, 9});
+}
+
+TEST_CASE("TensorFlow Lite files kiln cannot read are refused with what is wrong", "[tflite][errors]") {
+  auto add_model = [](std::uint32_t buffer_of_b, format::BuiltinOperator code, std::vector<int> y_shape) {
+    ModelBuilder b;
+    const int a = b.tensor("a", {1, 2});
+    const int c = b.tensor_in_buffer("b", {1, 2}, format::TensorType::FLOAT32, buffer_of_b);
+    const int y = b.tensor("y", std::move(y_shape));
+    b.op(code, {a, c}, {y}, format::BuiltinOptions::AddOptions, format::CreateAddOptions(b.fbb()).Union());
+    return b.finish({a}, {y});
+  };
+  const std::vector<std::byte> good = add_model(0, format::BuiltinOperator::ADD, {1, 2});
+
+  SECTION("not a model") {
+    const std::vector<std::byte> text(64, std::byte{'x'});
+    CHECK_THAT(kiln::tflite::import_model(text).status().message(), Catch::Contains("not a TensorFlow Lite model"));
+  }
+  SECTION("truncated") {
+    const std::vector<std::byte> cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(good.size() / 2));
+    CHECK_THAT(kiln::tflite::import_model(cut).status().message(), Catch::Contains("does not verify"));
+  }
+  SECTION("a buffer out of range") {
+    CHECK(kiln::tflite::import_model(add_model(7, format::BuiltinOperator::ADD, {1, 2})).status().message() ==
+          "operator 0 (ADD): tensor 'b' reads buffer 7; the model has 1");
+  }
+  SECTION("an operand that nothing computes") {
+    CHECK(kiln::tflite::import_model(good).status().message() ==
+          "operator 0 (ADD): input 1 (tensor 'b') is neither a model input, a constant, nor the output of an "
+          "earlier operator");
+  }
+  SECTION("an operator kiln does not read") {
+    CHECK_THAT(kiln::tflite::import_model(add_model(0, format::BuiltinOperator(53), {1, 2})).status().message(),
+               Catch::StartsWith("operator 0: builtin operator 53 (BuiltinOperator in TensorFlow Lite's schema.fbs) "
+                                 "is not one kiln reads"));
+  }
+  SECTION("shapes that do not agree") {
+    ModelBuilder b;
+    const int a = b.tensor("a", {1, 2});
+    const int y = b.tensor("y", {1, 3});
+    b.op(format::BuiltinOperator::RELU, {a}, {y});
+    CHECK(kiln::tflite::import_model(b.finish({a}, {y})).status().message() ==
+          "operator 0 (RELU): kiln computes output 0 as Float32 [1, 2]; the model says Float32 [1, 3]");
+  }
+  SECTION("an operator without its options") {
+    ModelBuilder b;
+    const int x = b.tensor("x", {1, 4, 4, 1});
+    const int y = b.tensor("y", {1, 2, 2, 1});
+    b.op(format::BuiltinOperator::MAX_POOL_2D, {x}, {y});
+    CHECK(kiln::tflite::import_model(b.finish({x}, {y})).status().message() ==
+          "operator 0 (MAX_POOL_2D): has no kiln.tflite.format.Pool2DOptions (its builtin_options are missing or of "
+          "another table)");
+  }
+}
+
+TEST_CASE("The TensorFlow Lite importer names the operators it reads", "[tflite]") {
+  const auto ops = kiln::tflite::supported_ops();
+  CHECK(std::is_sorted(ops.begin(), ops.end()));
+  CHECK(std::find(ops.begin(), ops.end(), "DEPTHWISE_CONV_2D") != ops.end());
+}
