@@ -107,10 +107,8 @@ std::string shape_list(const TensorShape& shape) {
 
 /// The scales of a tensor quantised per axis, as an array of the header's constants.
 std::string scales_array(const std::string& name, const QuantizationInfo& q) {
-  std::string values;
-  for (std::size_t i = 0; i < q.scales.size(); ++i)
-    values += str_cat(i % 6 == 0 ? "\n    " : " ", float_literal(q.scales[i]), i + 1 < q.scales.size() ? "," : "");
-  return str_cat("inline constexpr float ", name, "[", q.scales.size(), "] = {", values, "};\n");
+  return str_cat("inline constexpr float ", name, "[", q.scales.size(), "] = {",
+                 elements(DataType::Float32, std::as_bytes(q.scales.values())), "};\n");
 }
 
 /// The StaticQuantization argument of a quantised tensor (none for the others): its scale inline,

@@ -6,8 +6,6 @@
 namespace kiln::tflite::detail {
 namespace {
 
-bool quantized_output(const Importer& im) { return is_quantized(im.output_info(0).type); }
-
 template <class Options>
 Status convert_binary(Importer& im, ops::BinaryOperation operation) {
   auto options = im.options<Options>();
@@ -19,17 +17,13 @@ Status convert_binary(Importer& im, ops::BinaryOperation operation) {
   auto activation = im.fused((*options)->fused_activation_function());
   if (!activation) return activation.status();
   const Held inputs[] = {*a, *b};
-  auto out = im.add<ops::ElementwiseBinary>({operation, *activation}, inputs, quantized_output(im));
-  if (!out) return out.status();
-  return im.set_output(0, out->front());
+  return im.add_as_output<ops::ElementwiseBinary>({operation, *activation}, inputs);
 }
 
 Status convert_activation(Importer& im, ops::Activation::Params params) {
   auto x = im.input(0);
   if (!x) return x.status();
-  auto out = im.add<ops::Activation>(params, std::span(&*x, 1), quantized_output(im));
-  if (!out) return out.status();
-  return im.set_output(0, out->front());
+  return im.add_as_output<ops::Activation>(params, std::span(&*x, 1));
 }
 
 }  // namespace

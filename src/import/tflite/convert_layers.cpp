@@ -56,15 +56,6 @@ Expected<std::vector<Held>> inputs_of(Importer& im, std::size_t count) {
   return inputs;
 }
 
-bool quantized_output(const Importer& im) { return is_quantized(im.output_info(0).type); }
-
-template <OpDescriptor Op>
-Status add_and_set(Importer& im, typename Op::Params params, std::span<const Held> inputs) {
-  auto out = im.add<Op>(std::move(params), inputs, quantized_output(im));
-  if (!out) return out.status();
-  return im.set_output(0, out->front());
-}
-
 }  // namespace
 
 Status convert_conv_2d(Importer& im) {
@@ -83,8 +74,8 @@ Status convert_conv_2d(Importer& im) {
   if (!window) return window.status();
   auto activation = im.fused(o.fused_activation_function());
   if (!activation) return activation.status();
-  return add_and_set<ops::Convolution2d>(
-      im, {window->padding, window->stride, window->dilation, x[3] / w[3], *activation}, *inputs);
+  return im.add_as_output<ops::Convolution2d>(
+      {window->padding, window->stride, window->dilation, x[3] / w[3], *activation}, *inputs);
 }
 
 Status convert_depthwise_conv_2d(Importer& im) {
@@ -104,8 +95,8 @@ Status convert_depthwise_conv_2d(Importer& im) {
   if (!window) return window.status();
   auto activation = im.fused(o.fused_activation_function());
   if (!activation) return activation.status();
-  return add_and_set<ops::DepthwiseConvolution2d>(im, {window->padding, window->stride, window->dilation, *activation},
-                                                  *inputs);
+  return im.add_as_output<ops::DepthwiseConvolution2d>({window->padding, window->stride, window->dilation, *activation},
+                                                       *inputs);
 }
 
 Status convert_fully_connected(Importer& im) {
@@ -132,7 +123,7 @@ Status convert_fully_connected(Importer& im) {
   }
   auto activation = im.fused(o.fused_activation_function());
   if (!activation) return activation.status();
-  return add_and_set<ops::FullyConnected>(im, {*activation}, *inputs);
+  return im.add_as_output<ops::FullyConnected>({*activation}, *inputs);
 }
 
 namespace {
@@ -151,7 +142,7 @@ Status convert_pool(Importer& im, ops::PoolingKind kind) {
   if (!window) return window.status();
   // TensorFlow Lite's average leaves the padding out of the count; its max never picks it.
   const ops::Pooling2d::Params params{kind, {window_h, window_w}, window->stride, window->padding, false, false, false};
-  auto pooled = im.add<ops::Pooling2d>(params, std::span(&*x, 1), quantized_output(im));
+  auto pooled = im.add<ops::Pooling2d>(params, std::span(&*x, 1), im.quantized_output());
   if (!pooled) return pooled.status();
   auto out = im.activated(pooled->front(), o.fused_activation_function());
   if (!out) return out.status();
@@ -172,7 +163,7 @@ Status convert_mean(Importer& im) {
   if (!axes) return axes.status();
   ops::Reduce::Params params{ops::ReduceOperation::Mean, {}, (*options)->keep_dims()};
   for (std::int64_t axis : *axes) params.axes.push_back(axis);
-  return add_and_set<ops::Reduce>(im, params, std::span(&*x, 1));
+  return im.add_as_output<ops::Reduce>(params, std::span(&*x, 1));
 }
 
 Status convert_softmax(Importer& im) {
@@ -180,7 +171,7 @@ Status convert_softmax(Importer& im) {
   if (!options) return options.status();
   auto x = im.input(0);
   if (!x) return x.status();
-  return add_and_set<ops::Softmax>(im, {-1, (*options)->beta(), false}, std::span(&*x, 1));
+  return im.add_as_output<ops::Softmax>({-1, (*options)->beta(), false}, std::span(&*x, 1));
 }
 
 }  // namespace kiln::tflite::detail

@@ -7,12 +7,9 @@ namespace kiln::tflite::detail {
 Status convert_quantize(Importer& im) {
   auto x = im.input(0);
   if (!x) return x.status();
-  if (!is_quantized(im.output_info(0).type))
-    return im.invalid("quantises to ", im.output_info(0).to_string(), ", not an 8-bit type");
-  auto out = is_quantized(x->info.type) ? im.add<ops::Requantize>({}, std::span(&*x, 1), true)
-                                        : im.add<ops::Quantize>({}, std::span(&*x, 1), true);
-  if (!out) return out.status();
-  return im.set_output(0, out->front());
+  if (!im.quantized_output()) return im.invalid("quantises to ", im.output_info(0).to_string(), ", not an 8-bit type");
+  return is_quantized(x->info.type) ? im.add_as_output<ops::Requantize>({}, std::span(&*x, 1))
+                                    : im.add_as_output<ops::Quantize>({}, std::span(&*x, 1));
 }
 
 Status convert_dequantize(Importer& im) {
@@ -20,9 +17,7 @@ Status convert_dequantize(Importer& im) {
   if (!x) return x.status();
   if (!is_quantized(x->info.type))
     return im.error("dequantizes ", x->info.to_string(), "; kiln dequantizes 8-bit tensors");
-  auto out = im.add<ops::Dequantize>({}, std::span(&*x, 1));
-  if (!out) return out.status();
-  return im.set_output(0, out->front());
+  return im.add_as_output<ops::Dequantize>({}, std::span(&*x, 1));
 }
 
 }  // namespace kiln::tflite::detail

@@ -24,8 +24,7 @@ Status convert_concatenation(Importer& im) {
     if (!held) return held.status();
     inputs.push_back(*held);
   }
-  const bool quantized = is_quantized(im.output_info(0).type);
-  auto joined = im.add<ops::Concat>({(*options)->axis()}, inputs, quantized);
+  auto joined = im.add<ops::Concat>({(*options)->axis()}, inputs, im.quantized_output());
   if (!joined) return joined.status();
   auto out = im.activated(joined->front(), (*options)->fused_activation_function());
   if (!out) return out.status();

@@ -162,8 +162,7 @@ std::string Importer::describe() const { return str_cat("operator ", op_index_, 
 
 std::string Importer::layer_name(std::string_view suffix) const {
   std::string name;
-  if (op_->outputs() && op_->outputs()->size() > 0)
-    name = name_of(*graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(tensor_index(op_->outputs(), 0))));
+  if (op_->outputs() && op_->outputs()->size() > 0) name = name_of(tensor_at(tensor_index(op_->outputs(), 0)));
   if (name.empty()) name = str_cat(op_name_, "_", op_index_);
   if (!suffix.empty()) name += str_cat("/", suffix);
   return name;
@@ -207,7 +206,7 @@ Expected<Held> Importer::input(std::size_t i) {
   if (!has_input(i)) return invalid("input ", i, " is left out");
   const std::size_t t = tensor_index(op_->inputs(), i);
   if (held_[t]) return *held_[t];
-  const format::Tensor& tensor = *graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
+  const format::Tensor& tensor = tensor_at(t);
   auto data = buffer_of(tensor);
   if (!data) return data.status().with_context(describe());
   const TensorInfo& info = infos_[t];
@@ -240,9 +239,7 @@ Expected<Held> Importer::input(std::size_t i) {
 
 std::optional<std::span<const std::byte>> Importer::constant_bytes(std::size_t i) const {
   if (!has_input(i)) return std::nullopt;
-  const format::Tensor& tensor =
-      *graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(tensor_index(op_->inputs(), i)));
-  auto data = buffer_of(tensor);
+  auto data = buffer_of(tensor_at(tensor_index(op_->inputs(), i)));
   if (!data || data->empty()) return std::nullopt;
   return *data;
 }
@@ -250,7 +247,7 @@ std::optional<std::span<const std::byte>> Importer::constant_bytes(std::size_t i
 Expected<std::vector<std::int64_t>> Importer::constant_ints(std::size_t i, std::string_view role) const {
   if (!has_input(i)) return invalid("has no ", role, " (input ", i, ")");
   const std::size_t t = tensor_index(op_->inputs(), i);
-  const format::Tensor& tensor = *graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
+  const format::Tensor& tensor = tensor_at(t);
   auto data = buffer_of(tensor);
   if (!data) return data.status().with_context(describe());
   const std::size_t width = tensor.type() == format::TensorType::INT64 ? 8 : 4;

@@ -81,6 +81,17 @@ class Importer {
     return outputs;
   }
 
+  /// Whether the operator's output 0 is quantised: the layers that compute it then take its scale.
+  bool quantized_output() const { return is_quantized(output_info(0).type); }
+  /// Adds an Op layer whose outputs take the operator's scale when they are quantised, and makes its
+  /// output the operator's output 0: the whole of most converters.
+  template <OpDescriptor Op>
+  Status add_as_output(typename Op::Params params, std::span<const Held> inputs) {
+    auto out = add<Op>(std::move(params), inputs, quantized_output());
+    if (!out) return out.status();
+    return set_output(0, out->front());
+  }
+
   /// Makes `held` the operator's output i: through a Reshape when kiln's shape differs from the
   /// file's but holds as many elements; an error when the shapes or types do not agree.
   Status set_output(std::size_t i, const Held& held);
@@ -108,6 +119,9 @@ class Importer {
   std::string layer_name(std::string_view suffix) const;
   Status read_tensors();
   Expected<std::span<const std::byte>> buffer_of(const format::Tensor& tensor) const;
+  const format::Tensor& tensor_at(std::size_t t) const {
+    return *graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
+  }
   Status check_operator_tensors() const;
 
   const format::Model& model_;
