@@ -92,4 +92,12 @@ class KeptMemory {
   std::uint64_t bytes_ = 0;
 };
 
+/// An array of `count` elements kept in `memory`, or on the heap when it is null (the workload was
+/// not told where to keep it).
+template <class T>
+Expected<KeptArray<T>> keep_array(KeptMemory* memory, std::size_t count) {
+  KeptMemory heap;
+  return (memory ? *memory : heap).array<T>(count);
+}
+
 }  // namespace kiln

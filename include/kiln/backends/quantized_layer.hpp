@@ -92,8 +92,7 @@ class OutputStage {
   template <class Op>
   static Expected<OutputStage> make(const WorkloadInfo<Op>& info) {
     OutputStage stage;
-    KeptMemory heap;
-    auto multipliers = (info.kept ? *info.kept : heap).template array<Requantization>(channels(info));
+    auto multipliers = keep_array<Requantization>(info.kept, channels(info));
     if (!multipliers) return multipliers.status();
     stage.multipliers_ = std::move(*multipliers);
     if (auto s = compute(info, &stage.multipliers_); !s) return s;

@@ -37,18 +37,18 @@ class PoolingStage {
     const TensorInfo& y = info.outputs[0];
     PoolingStage stage;
     stage.divisors_ = PoolingDivisors::of(info.params, info.inputs[0].shape);
-    KeptMemory heap;
-    auto multipliers =
-        (info.kept ? *info.kept : heap).array<Requantization>(stage.divisors_.last - stage.divisors_.first + 1);
+    auto multipliers = keep_array<Requantization>(info.kept, stage.divisors_.last - stage.divisors_.first + 1);
     if (!multipliers) return multipliers.status();
     stage.multipliers_ = std::move(*multipliers);
-    if (auto s = compute(info, &stage.multipliers_); !s) return s;
+    if (auto s = compute(info, stage.divisors_, &stage.multipliers_); !s) return s;
     stage.zero_point_ = y.quantization.offset;
     stage.range_ = OutputRange::of(y, std::nullopt);
     return stage;
   }
   /// What make() refuses, found without keeping anything.
-  static Status check(const WorkloadInfo<ops::Pooling2d>& info) { return compute(info, nullptr); }
+  static Status check(const WorkloadInfo<ops::Pooling2d>& info) {
+    return compute(info, PoolingDivisors::of(info.params, info.inputs[0].shape), nullptr);
+  }
 
   std::int32_t operator()(std::int32_t acc, std::uint64_t divisor) const {
     return requantize(acc, multiplier(divisor), zero_point_, range_.lo, range_.hi);
@@ -64,10 +64,10 @@ class PoolingStage {
 
  private:
   /// The multiplier of each divisor, into `multipliers` unless null.
-  static Status compute(const WorkloadInfo<ops::Pooling2d>& info, KeptArray<Requantization>* multipliers) {
+  static Status compute(const WorkloadInfo<ops::Pooling2d>& info, const PoolingDivisors& divisors,
+                        KeptArray<Requantization>* multipliers) {
     const double rescale =
         static_cast<double>(info.inputs[0].quantization.scales[0]) / info.outputs[0].quantization.scales[0];
-    const PoolingDivisors divisors = PoolingDivisors::of(info.params, info.inputs[0].shape);
     for (std::uint64_t d = divisors.first; d <= divisors.last; ++d) {
       auto m = Requantization::from_real(rescale / static_cast<double>(d));
       if (!m) return m.status();
