@@ -16,7 +16,14 @@ NAME/model.tflite, NAME/test_data_set_0/{input_0,output_0}.pb.
   MEAN, FULLY_CONNECTED; fused ReLU);
 - op_mix: one model over the other operators the importer reads (ADD, SUB, MUL, CONCATENATION,
   PAD, TRANSPOSE, RESHAPE, AVERAGE_POOL_2D with SAME padding, MAX_POOL_2D, LOGISTIC, TANH,
-  LEAKY_RELU, HARD_SWISH, RELU6, SOFTMAX).
+  LEAKY_RELU, HARD_SWISH, RELU6, SOFTMAX);
+- slicing: STRIDED_SLICE (begin, end and shrink masks, a negative stride), SLICE, GATHER, SPLIT
+  and BATCH_MATMUL of two activations;
+- unet: a small U-Net, TRANSPOSE_CONV (SAME and VALID), RESIZE_BILINEAR (half-pixel centres and
+  aligned corners) and RESIZE_NEAREST_NEIGHBOR, two outputs;
+- mlp: FULLY_CONNECTED layers with fused ReLU;
+- person_detect: MobileNet-v1 0.25 on 96x96 images, the size of TensorFlow Lite Micro's person
+  detection example (int8 only: the Float32 one is 0.9 MB).
 
 Needs the PyPI packages tensorflow-cpu (2.2x), ai-edge-litert and onnx, e.g. in the benchmark venv:
     /opt/kiln-bench-venv/bin/pip install tensorflow-cpu ai-edge-litert onnx
@@ -81,7 +88,56 @@ def op_mix():
     return keras.Model(inputs, keras.layers.Softmax()(logits))
 
 
-MODELS = (("ds_cnn", ds_cnn, 3), ("op_mix", op_mix, 4))
+def resize(size, method, **options):
+    if options:  # TensorFlow 1's aligned corners
+        return keras.layers.Lambda(lambda t: tf.compat.v1.image.resize(t, size, method, **options))
+    return keras.layers.Lambda(lambda t: tf.image.resize(t, size, method))
+
+
+def slicing():
+    x = inputs = keras.Input((8, 12, 6), batch_size=1, name="grid")
+    y = keras.layers.Conv2D(6, 1)(x)
+    a = keras.layers.Lambda(lambda t: t[:, 1:7:2, ::-1, :])(y)
+    b = keras.layers.Lambda(lambda t: tf.slice(t, [0, 2, 3, 0], [-1, 3, 6, 6]))(y)
+    c = keras.layers.Lambda(lambda t: tf.gather(t, [5, 0, 3, 3, 1, 2], axis=3))(b)
+    p, q, r = keras.layers.Lambda(lambda t: tf.split(t, 3, axis=3))(a)
+    row = keras.layers.Lambda(lambda t: t[:, 2, :, :])(y)
+    gram = keras.layers.Lambda(lambda ts: tf.matmul(ts[0], ts[1], transpose_b=True))([row, row])
+    z = keras.layers.Concatenate()([keras.layers.Flatten()(v) for v in (p, keras.layers.Multiply()([q, r]), c, gram)])
+    return keras.Model(inputs, keras.layers.Dense(10)(z))
+
+
+def unet():
+    x = inputs = keras.Input((24, 20, 3), batch_size=1, name="image")
+    e1 = keras.layers.Conv2D(8, 3, padding="same", activation="relu")(x)
+    e2 = keras.layers.Conv2D(16, 3, strides=2, padding="same", activation="relu")(e1)
+    e3 = keras.layers.Conv2D(16, 3, strides=2, padding="same", activation="relu")(e2)
+    u2 = keras.layers.Conv2DTranspose(16, 3, strides=2, padding="same")(e3)
+    d2 = keras.layers.Conv2D(16, 3, padding="same", activation="relu")(keras.layers.Concatenate()([u2, e2]))
+    u1 = resize((24, 20), "bilinear")(d2)
+    d1 = keras.layers.Conv2D(8, 3, padding="same", activation="relu")(keras.layers.Concatenate()([u1, e1]))
+    mask = keras.layers.Conv2D(2, 1)(d1)
+    coarse = keras.layers.Conv2DTranspose(4, 2, strides=2, padding="valid")(d2)
+    side = resize((11, 9), "bilinear", align_corners=True)(coarse)
+    side = keras.layers.Add()([resize((11, 9), "nearest")(coarse), side])
+    return keras.Model(inputs, [mask, side])
+
+
+def mlp():
+    x = inputs = keras.Input((64,), batch_size=1, name="features")
+    for width in (48, 32):
+        x = keras.layers.Dense(width, activation="relu")(x)
+    return keras.Model(inputs, keras.layers.Dense(10)(x))
+
+
+def person_detect():
+    return keras.applications.MobileNet((96, 96, 3), alpha=0.25, weights=None, classes=2,
+                                        classifier_activation=None)
+
+
+BOTH, INT8 = (("fp32", False), ("int8", True)), (("int8", True),)
+MODELS = (("ds_cnn", ds_cnn, 3, BOTH), ("op_mix", op_mix, 4, BOTH), ("slicing", slicing, 5, BOTH),
+          ("unet", unet, 6, BOTH), ("mlp", mlp, 7, BOTH), ("person_detect", person_detect, 8, INT8))
 
 
 def convert(model, calibration, quantized):
@@ -99,21 +155,21 @@ def run_reference(model_bytes, x):
     interpreter.allocate_tensors()
     interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
     interpreter.invoke()
-    return interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
+    return [interpreter.get_tensor(output["index"]) for output in interpreter.get_output_details()]
 
 
-def write_case(folder, model_bytes, x, y):
+def write_case(folder, model_bytes, x, ys):
     data = os.path.join(folder, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
     with open(os.path.join(folder, "model.tflite"), "wb") as f:
         f.write(model_bytes)
-    for name, array in (("input_0.pb", x), ("output_0.pb", y)):
+    for name, array in [("input_0.pb", x)] + [(f"output_{i}.pb", y) for i, y in enumerate(ys)]:
         with open(os.path.join(data, name), "wb") as f:
             f.write(onnx.numpy_helper.from_array(array, name.split(".")[0]).SerializeToString())
 
 
 def main(out_dir):
-    for name, build, seed in MODELS:
+    for name, build, seed, variants in MODELS:
         tf.keras.utils.set_random_seed(seed)
         rng = np.random.default_rng(seed)
         model = build()
@@ -121,12 +177,13 @@ def main(out_dir):
         shape = tuple(model.inputs[0].shape[1:])
         calibration = rng.standard_normal((32,) + shape).astype(np.float32)
         x = rng.standard_normal((1,) + shape).astype(np.float32)
-        for suffix, quantized in (("fp32", False), ("int8", True)):
+        for suffix, quantized in variants:
             model_bytes = convert(model, calibration, quantized)
-            y = run_reference(model_bytes, x)
-            assert np.std(y) > 1e-3 * np.abs(y).max(), f"{name}: an output that does not depend on the input"
+            ys = run_reference(model_bytes, x)
+            for y in ys:
+                assert np.std(y) > 1e-3 * np.abs(y).max(), f"{name}: an output that does not depend on the input"
             folder = os.path.join(out_dir, f"{name}_{suffix}")
-            write_case(folder, model_bytes, x, y)
+            write_case(folder, model_bytes, x, ys)
             print(f"{folder}: {len(model_bytes)} bytes, TensorFlow {tf.__version__}, LiteRT builtin kernels")
 
 

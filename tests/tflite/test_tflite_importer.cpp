@@ -34,6 +34,12 @@ class ModelBuilder {
     }
     return tensor_in_buffer(name, std::move(shape), type, buffer);
   }
+  /// An INT32 constant.
+  int ints(const std::string& name, std::vector<int> shape, const std::vector<std::int32_t>& values) {
+    std::vector<float> bits(values.size());
+    std::memcpy(bits.data(), values.data(), values.size() * 4);
+    return tensor(name, std::move(shape), format::TensorType::INT32, bits);
+  }
   int tensor_in_buffer(const std::string& name, std::vector<int> shape, format::TensorType type, std::uint32_t buffer) {
     tensors_.push_back(format::CreateTensor(fbb_, fbb_.CreateVector(shape), type, buffer, fbb_.CreateString(name)));
     return static_cast<int>(tensors_.size() - 1);
@@ -129,6 +135,63 @@ TEST_CASE("A TensorFlow Lite FULLY_CONNECTED reads its input as rows and gives t
   CHECK(run(*model, {3, -1, 2, 5}) == std::vector<float>{3, 9});
 }
 
+TEST_CASE("A TensorFlow Lite STRIDED_SLICE takes its masks, a negative stride and a shrunk axis as TensorFlow does",
+          "[tflite]") {
+  // Row 1 of a 3x4 matrix (the shrink mask drops axis 0), its columns from the last to the first
+  // (begin and end masked on axis 1) two at a time: 7, 5.
+  ModelBuilder b;
+  const int x = b.tensor("x", {3, 4});
+  const int begin = b.ints("begin", {2}, {1, 0}), end = b.ints("end", {2}, {0, 0});
+  const int strides = b.ints("strides", {2}, {1, -2});
+  const int y = b.tensor("y", {2});
+  b.op(format::BuiltinOperator::STRIDED_SLICE, {x, begin, end, strides}, {y},
+       format::BuiltinOptions::StridedSliceOptions,
+       format::CreateStridedSliceOptions(b.fbb(), 0b10, 0b10, 0, 0, 0b01).Union());
+  auto model = kiln::tflite::import_model(b.finish({x}, {y}));
+  REQUIRE(model);
+  CHECK(run(*model, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}) == std::vector<float>{7, 5});
+}
+
+TEST_CASE("A TensorFlow Lite TRANSPOSE_CONV makes the output shape it is given", "[tflite]") {
+  // A 2x2 input through a 2x2 window of ones at stride 2, VALID: each input fills a 2x2 block of
+  // a 4x4 output; the model asks for 5x5, so the last row and column are zeros (kiln's output
+  // padding), and the bias adds 0.5 everywhere.
+  ModelBuilder b;
+  const int shape = b.ints("shape", {4}, {1, 5, 5, 1});
+  const int w = b.tensor("w", {1, 2, 2, 1}, format::TensorType::FLOAT32, std::vector<float>(4, 1.0f));
+  const int x = b.tensor("x", {1, 2, 2, 1});
+  const int bias = b.tensor("bias", {1}, format::TensorType::FLOAT32, {0.5f});
+  const int y = b.tensor("y", {1, 5, 5, 1});
+  b.op(format::BuiltinOperator::TRANSPOSE_CONV, {shape, w, x, bias}, {y}, format::BuiltinOptions::TransposeConvOptions,
+       format::CreateTransposeConvOptions(b.fbb(), format::Padding::VALID, 2, 2).Union());
+  auto model = kiln::tflite::import_model(b.finish({x}, {y}));
+  REQUIRE(model);
+  // clang-format off
+  CHECK(run(*model, {1, 2, 3, 4}) == std::vector<float>{1.5f, 1.5f, 2.5f, 2.5f, 0.5f,
+                                                         1.5f, 1.5f, 2.5f, 2.5f, 0.5f,
+                                                         3.5f, 3.5f, 4.5f, 4.5f, 0.5f,
+                                                         3.5f, 3.5f, 4.5f, 4.5f, 0.5f,
+                                                         0.5f, 0.5f, 0.5f, 0.5f, 0.5f});
+  // clang-format on
+}
+
+TEST_CASE("A TensorFlow Lite SPLIT gives each part, and operators nothing reads are left out", "[tflite]") {
+  // The model's output is the second half of the split; the first half feeds an operator kiln does
+  // not read (SHAPE, 77), whose result nothing reads: it is left out, not refused.
+  ModelBuilder b;
+  const int axis = b.ints("axis", {}, {1});
+  const int x = b.tensor("x", {2, 4});
+  const int first = b.tensor("first", {2, 2}), second = b.tensor("second", {2, 2});
+  const int shape = b.tensor("shape", {2}, format::TensorType::INT32);
+  b.op(format::BuiltinOperator::SPLIT, {axis, x}, {first, second}, format::BuiltinOptions::SplitOptions,
+       format::CreateSplitOptions(b.fbb(), 2).Union());
+  b.op(format::BuiltinOperator(77), {first}, {shape});
+  auto model = kiln::tflite::import_model(b.finish({x}, {second}));
+  REQUIRE(model);
+  CHECK(model->num_unused == 1);
+  CHECK(run(*model, {0, 1, 2, 3, 4, 5, 6, 7}) == std::vector<float>{2, 3, 6, 7});
+}
+
 TEST_CASE("TensorFlow Lite files kiln cannot read are refused with what is wrong", "[tflite][errors]") {
   auto add_model = [](std::uint32_t buffer_of_b, format::BuiltinOperator code, std::vector<int> y_shape) {
     ModelBuilder b;
@@ -169,6 +232,28 @@ TEST_CASE("TensorFlow Lite files kiln cannot read are refused with what is wrong
     b.op(format::BuiltinOperator::RELU, {a}, {y});
     CHECK(kiln::tflite::import_model(b.finish({a}, {y})).status().message() ==
           "operator 0 (RELU): kiln computes output 0 as Float32 [1, 2]; the model says Float32 [1, 3]");
+  }
+  SECTION("a split into more parts than outputs") {
+    ModelBuilder b;
+    const int axis = b.ints("axis", {}, {0});
+    const int x = b.tensor("x", {6});
+    const int y = b.tensor("y", {3});
+    b.op(format::BuiltinOperator::SPLIT, {axis, x}, {y}, format::BuiltinOptions::SplitOptions,
+         format::CreateSplitOptions(b.fbb(), 2).Union());
+    CHECK(kiln::tflite::import_model(b.finish({x}, {y})).status().message() ==
+          "operator 0 (SPLIT): splits into 2 parts but has 1 outputs");
+  }
+  SECTION("a transposed convolution that cannot make the output shape it is given") {
+    ModelBuilder b;
+    const int shape = b.ints("shape", {4}, {1, 7, 4, 1});
+    const int w = b.tensor("w", {1, 2, 2, 1}, format::TensorType::FLOAT32, std::vector<float>(4, 1.0f));
+    const int x = b.tensor("x", {1, 2, 2, 1});
+    const int y = b.tensor("y", {1, 7, 4, 1});
+    b.op(format::BuiltinOperator::TRANSPOSE_CONV, {shape, w, x}, {y}, format::BuiltinOptions::TransposeConvOptions,
+         format::CreateTransposeConvOptions(b.fbb(), format::Padding::VALID, 2, 2).Union());
+    CHECK(kiln::tflite::import_model(b.finish({x}, {y})).status().message() ==
+          "operator 0 (TRANSPOSE_CONV): makes 7 outputs on axis 1 from 2 inputs with a window of 2 at stride 2; they "
+          "make 4 to 5");
   }
   SECTION("an operator without its options") {
     ModelBuilder b;

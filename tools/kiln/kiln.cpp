@@ -260,9 +260,9 @@ int inspect_command(const Arguments& args) {
   auto session = open_session(args, args.positional[0], profile_file.has_value());
   if (!session) return fail(session.status());
   const auto& model = (*session)->model();
-  std::printf("model %s: ONNX opset %lld, producer '%s', %zu nodes (%zu folded into constants at import)\n",
-              args.positional[0].c_str(), static_cast<long long>(model.opset), model.producer.c_str(), model.num_nodes,
-              model.num_folded);
+  std::printf("model %s: %s %lld, producer '%s', %zu nodes (%zu folded into constants at import, %zu unused)\n",
+              args.positional[0].c_str(), std::string(model.opset_name).c_str(), static_cast<long long>(model.opset),
+              model.producer.c_str(), model.num_nodes, model.num_folded, model.num_unused);
   for (const auto& in : model.inputs)
     std::printf("  input %u '%s': %s\n", in.binding, in.name.c_str(), in.info.to_string().c_str());
   for (const auto& out : model.outputs)

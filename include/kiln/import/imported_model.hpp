@@ -29,10 +29,12 @@ struct ImportedModel {
   Network network;
   std::vector<ModelTensor> inputs;
   std::vector<ModelTensor> outputs;
-  std::int64_t opset = 0;      ///< ONNX: the default-domain opset; TensorFlow Lite: the schema version
-  std::string producer;        ///< "pytorch 1.13.0"; a TensorFlow Lite model's description
-  std::size_t num_nodes = 0;   ///< nodes or operators read (constant-folded ones included)
-  std::size_t num_folded = 0;  ///< of which folded into constants at import
+  std::int64_t opset = 0;                      ///< ONNX: the default-domain opset; TensorFlow Lite: the schema version
+  std::string_view opset_name = "ONNX opset";  ///< what `opset` counts, for people to read
+  std::string producer;                        ///< "pytorch 1.13.0"; a TensorFlow Lite model's description
+  std::size_t num_nodes = 0;                   ///< nodes or operators read (constant-folded ones included)
+  std::size_t num_folded = 0;                  ///< of which folded into constants at import
+  std::size_t num_unused = 0;                  ///< of which left out: nothing reads their results
 };
 
 /// A tensor held on the host with its kiln info, as read from or written to a file.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The layers with windows or weights: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, AVERAGE_POOL_2D,
-// MAX_POOL_2D; and MEAN, SOFTMAX. TensorFlow Lite's NHWC tensors and OHWI / [1, KH, KW, C] / [N, K]
-// weights are kiln's own, so nothing is transposed.
+// The layers with windows or weights: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, TRANSPOSE_CONV,
+// AVERAGE_POOL_2D, MAX_POOL_2D; BATCH_MATMUL, MEAN, SOFTMAX. TensorFlow Lite's NHWC tensors and OHWI /
+// [1, KH, KW, C] / [N, K] weights are kiln's own, so nothing is transposed.
 #include "importer.hpp"
 
 namespace kiln::tflite::detail {
@@ -124,6 +124,66 @@ Status convert_fully_connected(Importer& im) {
   auto activation = im.fused(o.fused_activation_function());
   if (!activation) return activation.status();
   return im.add_as_output<ops::FullyConnected>({*activation}, *inputs);
+}
+
+Status convert_transpose_conv(Importer& im) {
+  auto options = im.options<format::TransposeConvOptions>();
+  if (!options) return options.status();
+  const format::TransposeConvOptions& o = **options;
+  // Inputs: the output's shape, the [O, KH, KW, I] weights, the NHWC input, an optional bias.
+  auto output_shape = im.constant_ints(0, "output shape");
+  if (!output_shape) return output_shape.status();
+  std::vector<Held> inputs;
+  for (std::size_t i : {2, 1, 3}) {
+    if (i == 3 && !im.has_input(3)) break;
+    auto held = im.input(i);
+    if (!held) return held.status();
+    inputs.push_back(*held);
+  }
+  const TensorShape &x = inputs[0].info.shape, &w = inputs[1].info.shape;
+  if (x.rank() != 4 || w.rank() != 4 || output_shape->size() != 4)
+    return im.invalid("takes an NHWC input, [O, KH, KW, I] weights and a 4-D output shape; they are ", x.to_string(),
+                      ", ", w.to_string(), " and ", output_shape->size(), "-D");
+  if (o.stride_h() < 1 || o.stride_w() < 1)
+    return im.invalid("has strides ", o.stride_h(), "x", o.stride_w(), "; each must be 1 or more");
+  // TensorFlow pads as the convolution this one transposes pads its input, the output here; what
+  // its padding leaves over at the end is kiln's output padding.
+  ops::TransposeConvolution2d::Params params;
+  params.stride = {static_cast<std::uint32_t>(o.stride_h()), static_cast<std::uint32_t>(o.stride_w())};
+  std::uint32_t* before[] = {&params.padding.top, &params.padding.left};
+  std::uint32_t* after[] = {&params.padding.bottom, &params.padding.right};
+  std::uint32_t* extra[] = {&params.output_padding.height, &params.output_padding.width};
+  const std::uint32_t strides[] = {params.stride.height, params.stride.width};
+  for (std::size_t d = 0; d < 2; ++d) {
+    const std::int64_t out = (*output_shape)[1 + d], in = x[1 + d], window = w[1 + d];
+    if (out < 1 || out > 0xffffff) return im.invalid("makes an output of ", out, " on axis ", 1 + d);
+    const auto [top, bottom] =
+        window_padding(o.padding(), static_cast<std::uint32_t>(out), static_cast<std::uint32_t>(window), strides[d], 1);
+    const std::int64_t full = (in - 1) * strides[d] + window - top - bottom;
+    if (out < full || out - full >= strides[d])
+      return im.invalid("makes ", out, " outputs on axis ", 1 + d, " from ", in, " inputs with a window of ", window,
+                        " at stride ", strides[d], "; they make ", full, " to ", full + strides[d] - 1);
+    *before[d] = top;
+    *after[d] = bottom;
+    *extra[d] = static_cast<std::uint32_t>(out - full);
+  }
+  // kiln transposes convolutions in Float32: 8-bit ones run between conversions.
+  auto in = im.dequantized(inputs);
+  if (!in) return in.status();
+  auto out = im.add<ops::TransposeConvolution2d>(params, *in);
+  if (!out) return out.status();
+  auto activated = im.activated(out->front(), o.fused_activation_function());
+  if (!activated) return activated.status();
+  return im.set_float_output(*activated);
+}
+
+Status convert_batch_matmul(Importer& im) {
+  auto options = im.options<format::BatchMatMulOptions>();
+  if (!options) return options.status();
+  auto inputs = inputs_of(im, 2);
+  if (!inputs) return inputs.status();
+  if (inputs->size() != 2) return im.invalid("multiplies ", inputs->size(), " matrices; it takes two");
+  return im.add_as_output<ops::BatchMatMul>({(*options)->adj_x(), (*options)->adj_y()}, *inputs);
 }
 
 namespace {

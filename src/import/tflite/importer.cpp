@@ -28,11 +28,13 @@ struct OperatorEntry {
 constexpr OperatorEntry operator_table[] = {
     {BuiltinOperator::ADD, "ADD", detail::convert_add},
     {BuiltinOperator::AVERAGE_POOL_2D, "AVERAGE_POOL_2D", detail::convert_average_pool_2d},
+    {BuiltinOperator::BATCH_MATMUL, "BATCH_MATMUL", detail::convert_batch_matmul},
     {BuiltinOperator::CONCATENATION, "CONCATENATION", detail::convert_concatenation},
     {BuiltinOperator::CONV_2D, "CONV_2D", detail::convert_conv_2d},
     {BuiltinOperator::DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", detail::convert_depthwise_conv_2d},
     {BuiltinOperator::DEQUANTIZE, "DEQUANTIZE", detail::convert_dequantize},
     {BuiltinOperator::FULLY_CONNECTED, "FULLY_CONNECTED", detail::convert_fully_connected},
+    {BuiltinOperator::GATHER, "GATHER", detail::convert_gather},
     {BuiltinOperator::HARD_SWISH, "HARD_SWISH", detail::convert_hard_swish},
     {BuiltinOperator::LEAKY_RELU, "LEAKY_RELU", detail::convert_leaky_relu},
     {BuiltinOperator::LOGISTIC, "LOGISTIC", detail::convert_logistic},
@@ -45,11 +47,17 @@ constexpr OperatorEntry operator_table[] = {
     {BuiltinOperator::RELU, "RELU", detail::convert_relu},
     {BuiltinOperator::RELU6, "RELU6", detail::convert_relu6},
     {BuiltinOperator::RESHAPE, "RESHAPE", detail::convert_reshape},
+    {BuiltinOperator::RESIZE_BILINEAR, "RESIZE_BILINEAR", detail::convert_resize_bilinear},
+    {BuiltinOperator::RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", detail::convert_resize_nearest_neighbor},
+    {BuiltinOperator::SLICE, "SLICE", detail::convert_slice},
     {BuiltinOperator::SOFTMAX, "SOFTMAX", detail::convert_softmax},
+    {BuiltinOperator::SPLIT, "SPLIT", detail::convert_split},
     {BuiltinOperator::SQUEEZE, "SQUEEZE", detail::convert_reshape},
+    {BuiltinOperator::STRIDED_SLICE, "STRIDED_SLICE", detail::convert_strided_slice},
     {BuiltinOperator::SUB, "SUB", detail::convert_sub},
     {BuiltinOperator::TANH, "TANH", detail::convert_tanh},
     {BuiltinOperator::TRANSPOSE, "TRANSPOSE", detail::convert_transpose},
+    {BuiltinOperator::TRANSPOSE_CONV, "TRANSPOSE_CONV", detail::convert_transpose_conv},
 };
 
 constexpr auto operator_names = [] {
@@ -297,6 +305,28 @@ Status Importer::set_output(std::size_t i, const Held& held) {
   return Status::ok();
 }
 
+Expected<std::vector<Held>> Importer::dequantized(std::span<const Held> inputs) {
+  std::vector<Held> floats;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorInfo& info = inputs[i].info;
+    if (!is_quantized(info.type) && !(info.type == DataType::Signed32 && !info.quantization.scales.empty())) {
+      floats.push_back(inputs[i]);
+      continue;
+    }
+    auto dequantized = add<ops::Dequantize>({}, std::span(&inputs[i], 1), false, str_cat("dequantize_", i));
+    if (!dequantized) return dequantized.status();
+    floats.push_back(dequantized->front());
+  }
+  return floats;
+}
+
+Status Importer::set_float_output(const Held& result) {
+  if (!quantized_output()) return set_output(0, result);
+  auto quantized = add<ops::Quantize>({}, std::span(&result, 1), true, "quantize");
+  if (!quantized) return quantized.status();
+  return set_output(0, quantized->front());
+}
+
 Expected<std::optional<ops::Activation::Params>> Importer::fused(format::ActivationFunctionType activation) const {
   using Function = ops::ActivationFunction;
   switch (activation) {
@@ -332,6 +362,31 @@ Status Importer::check_operator_tensors() const {
   return Status::ok();
 }
 
+std::vector<bool> Importer::used_operators() const {
+  const auto* codes = model_.operator_codes();
+  const auto* operators = graph_->operators();
+  const std::size_t count = operators ? operators->size() : 0;
+  std::vector<bool> used(count, false), read(graph_->tensors()->size(), false);
+  auto mark = [&](const flatbuffers::Vector<std::int32_t>* list, std::size_t how_many) {
+    for (flatbuffers::uoffset_t i = 0; list && i < std::min<std::size_t>(list->size(), how_many); ++i)
+      if (const std::int32_t t = list->Get(i); t >= 0 && static_cast<std::size_t>(t) < read.size())
+        read[static_cast<std::size_t>(t)] = true;
+  };
+  mark(graph_->outputs(), std::numeric_limits<std::size_t>::max());
+  for (std::size_t k = count; k-- > 0;) {
+    const format::Operator& op = *operators->Get(static_cast<flatbuffers::uoffset_t>(k));
+    if (op.outputs())
+      for (std::int32_t t : *op.outputs())
+        used[k] = used[k] || (t >= 0 && static_cast<std::size_t>(t) < read.size() && read[static_cast<std::size_t>(t)]);
+    if (!used[k]) continue;
+    // RESHAPE's second input, the new shape, is not read: the output tensor's shape is the one kiln makes.
+    const bool reshape = codes && op.opcode_index() < codes->size() &&
+                         code_of(*codes->Get(op.opcode_index())) == BuiltinOperator::RESHAPE;
+    mark(op.inputs(), reshape ? 1 : std::numeric_limits<std::size_t>::max());
+  }
+  return used;
+}
+
 Status Importer::read(ImportedModel& imported) {
   const auto* subgraphs = model_.subgraphs();
   if (!subgraphs || subgraphs->size() == 0)
@@ -340,6 +395,7 @@ Status Importer::read(ImportedModel& imported) {
   if (!graph_->tensors()) return Status::error(ErrorCode::InvalidNetwork, "the model's subgraph has no tensors");
   network_ = &imported.network;
   imported.opset = model_.version();
+  imported.opset_name = "TensorFlow Lite schema";
   if (model_.description()) imported.producer = model_.description()->str();
   const auto* codes = model_.operator_codes();
   const auto* operators = graph_->operators();
@@ -374,7 +430,12 @@ Status Importer::read(ImportedModel& imported) {
       imported.inputs.push_back({name, static_cast<BindingId>(i), infos_[*t]});
     }
 
+  const std::vector<bool> used = used_operators();
   for (std::size_t k = 0; operators && k < operators->size(); ++k) {
+    if (!used[k]) {
+      ++imported.num_unused;
+      continue;
+    }
     op_ = operators->Get(static_cast<flatbuffers::uoffset_t>(k));
     op_index_ = k;
     op_name_ = "?";

@@ -39,6 +39,7 @@ class Importer {
 
   // ---- for converters: the operator being converted
   std::size_t num_inputs() const;
+  std::size_t num_outputs() const { return op_->outputs()->size(); }
   /// False for an optional input left out (index -1).
   bool has_input(std::size_t i) const;
   /// Input i as a network tensor; a constant becomes a Constant layer the first time it is read.
@@ -92,6 +93,13 @@ class Importer {
     return set_output(0, out->front());
   }
 
+  /// The operators kiln computes in Float32 only, run on 8-bit tensors as TensorFlow Lite's do: `inputs`
+  /// with each 8-bit one (and each scaled Signed32 bias) dequantized to Float32...
+  Expected<std::vector<Held>> dequantized(std::span<const Held> inputs);
+  /// ...and the Float32 result made the operator's output 0, quantized to its scale when it is 8-bit.
+  /// The optimizer turns Dequantize -> op -> Quantize into the 8-bit layer where kiln has one.
+  Status set_float_output(const Held& result);
+
   /// Makes `held` the operator's output i: through a Reshape when kiln's shape differs from the
   /// file's but holds as many elements; an error when the shapes or types do not agree.
   Status set_output(std::size_t i, const Held& held);
@@ -123,6 +131,9 @@ class Importer {
     return *graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
   }
   Status check_operator_tensors() const;
+  /// Per operator, whether a model output depends on it; the others are left out (a Keras model's
+  /// SHAPE -> STRIDED_SLICE -> PACK that computes a RESHAPE's static shape, say).
+  std::vector<bool> used_operators() const;
 
   const format::Model& model_;
   std::span<const std::byte> file_;
@@ -157,6 +168,14 @@ Status convert_reshape(Importer&);
 Status convert_concatenation(Importer&);
 Status convert_pad(Importer&);
 Status convert_transpose(Importer&);
+Status convert_strided_slice(Importer&);
+Status convert_slice(Importer&);
+Status convert_gather(Importer&);
+Status convert_split(Importer&);
+Status convert_resize_bilinear(Importer&);
+Status convert_resize_nearest_neighbor(Importer&);
+Status convert_transpose_conv(Importer&);
+Status convert_batch_matmul(Importer&);
 Status convert_quantize(Importer&);
 Status convert_dequantize(Importer&);
 
