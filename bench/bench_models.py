@@ -54,6 +54,49 @@ def write_csv(path, rows):
     print(f"wrote {path}")
 
 
+def side_by_side(models, threads, rounds, commands, anchor, anchor_name):
+    """Measures each (name, path) of `models` at each thread count: commands(path, t) gives kiln's and the
+    anchor's command, run in turn for `rounds` rounds of alternating order; prints a table and the
+    geometric means of anchor / kiln, and returns the CSV rows and the number of models that failed."""
+    rows = []
+    ratios = {}
+    failures = 0
+    print(f"{'model':<22} {'threads':>7} {'kiln ms':>9} {anchor + ' ms':>9} {'ratio':>6}   "
+          f"{'kiln load':>9} {anchor + ' load':>9} {'ratio':>6}   {'kiln MiB':>8} {anchor + ' MiB':>8} {'ratio':>6}")
+    for name, model in models:
+        for t in threads:
+            kiln_cmd, anchor_cmd = commands(model, t)
+            kiln, other = [], []
+            try:
+                for r in range(rounds):
+                    order = [(kiln_cmd, kiln), (anchor_cmd, other)]
+                    for command, results in (order if r % 2 == 0 else order[::-1]):
+                        results.append(measure(command))
+            except RuntimeError as failure:
+                print(f"{name:<22} {t:>7} skipped: {failure}", flush=True)
+                failures += 1
+                continue
+            k = {key: statistics.median(f[key] for f in kiln) for key in kiln[0]}
+            o = {key: statistics.median(f[key] for f in other) for key in other[0]}
+            thread_words = f"{t} thread" + ("s" if t > 1 else "")
+            for variant, key, unit in ((f"latency median, {thread_words}", "median", "ms"),
+                                       (f"load, {thread_words}", "load", "ms"),
+                                       (f"peak RSS, {thread_words}", "rss", "MiB")):
+                ratio = o[key] / k[key]
+                rows.append((name, variant, k[key], f"{anchor_name} {thread_words}", o[key], unit, ratio))
+                ratios.setdefault((key, t), []).append(ratio)
+            print(f"{name:<22} {t:>7} {k['median']:>9.3f} {o['median']:>9.3f} {o['median'] / k['median']:>6.2f}   "
+                  f"{k['load']:>9.1f} {o['load']:>9.1f} {o['load'] / k['load']:>6.2f}   "
+                  f"{k['rss']:>8.1f} {o['rss']:>8.1f} {o['rss'] / k['rss']:>6.2f}", flush=True)
+
+    print(f"\ngeometric mean of {anchor_name} / kiln (above 1: kiln faster or smaller):")
+    for (key, t), values in sorted(ratios.items()):
+        mean = math.exp(sum(math.log(v) for v in values) / len(values))
+        print(f"  {key:<6} {t} thread{'s' if t > 1 else ' '}: {mean:.3f} over {len(values)} models, "
+              f"worst {min(values):.3f}")
+    return rows, failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kiln", required=True, help="the kiln tool (build/tools/kiln/kiln)")
@@ -87,43 +130,8 @@ def main():
         for command in commands(os.path.join(args.models, names[0], "model.onnx"), max(threads)):
             measure(command)
 
-    rows = []
-    ratios = {}
-    failures = 0
-    print(f"{'model':<22} {'threads':>7} {'kiln ms':>9} {'ORT ms':>9} {'ratio':>6}   "
-          f"{'kiln load':>9} {'ORT load':>9} {'ratio':>6}   {'kiln MiB':>8} {'ORT MiB':>8} {'ratio':>6}")
-    for name in names:
-        model = os.path.join(args.models, name, "model.onnx")
-        for t in threads:
-            kiln_cmd, ort_cmd = commands(model, t)
-            kiln, ort = [], []
-            try:
-                for r in range(args.rounds):
-                    order = [(kiln_cmd, kiln), (ort_cmd, ort)]
-                    for command, results in (order if r % 2 == 0 else order[::-1]):
-                        results.append(measure(command))
-            except RuntimeError as failure:
-                print(f"{name:<22} {t:>7} skipped: {failure}", flush=True)
-                failures += 1
-                continue
-            k = {key: statistics.median(f[key] for f in kiln) for key in kiln[0]}
-            o = {key: statistics.median(f[key] for f in ort) for key in ort[0]}
-            thread_words = f"{t} thread" + ("s" if t > 1 else "")
-            for variant, key, unit in ((f"latency median, {thread_words}", "median", "ms"),
-                                       (f"load, {thread_words}", "load", "ms"),
-                                       (f"peak RSS, {thread_words}", "rss", "MiB")):
-                ratio = o[key] / k[key]
-                rows.append((name, variant, k[key], f"onnxruntime {thread_words}", o[key], unit, ratio))
-                ratios.setdefault((key, t), []).append(ratio)
-            print(f"{name:<22} {t:>7} {k['median']:>9.3f} {o['median']:>9.3f} {o['median'] / k['median']:>6.2f}   "
-                  f"{k['load']:>9.1f} {o['load']:>9.1f} {o['load'] / k['load']:>6.2f}   "
-                  f"{k['rss']:>8.1f} {o['rss']:>8.1f} {o['rss'] / k['rss']:>6.2f}", flush=True)
-
-    print("\ngeometric mean of ONNX Runtime / kiln (above 1: kiln faster or smaller):")
-    for (key, t), values in sorted(ratios.items()):
-        mean = math.exp(sum(math.log(v) for v in values) / len(values))
-        print(f"  {key:<6} {t} thread{'s' if t > 1 else ' '}: {mean:.3f} over {len(values)} models, "
-              f"worst {min(values):.3f}")
+    rows, failures = side_by_side([(name, os.path.join(args.models, name, "model.onnx")) for name in names], threads,
+                                  args.rounds, commands, "ORT", "onnxruntime")
     write_csv(args.csv, rows)
     return 1 if failures else 0
 

@@ -36,10 +36,14 @@ inline float kiln_activate(float x, int function, float a, float b) {
 
 // round(acc x multiplier x 2^-right) + zero_point, saturated to [lo, hi], with acc first saturated
 // to int: the exact 64-bit product shifted right once, ties up (quantized::saturate_to_int32, then
-// Requantization::apply and requantize). right is in [1, 62].
-inline int kiln_requantize(long acc, int multiplier, int right, int zero_point, int lo, int hi) {
-  const long product = clamp(acc, (long)INT_MIN, (long)INT_MAX) * multiplier + ((long)1 << (right - 1));
-  return (int)clamp((product >> right) + zero_point, (long)lo, (long)hi);
+// Requantization::apply and requantize). The low 7 bits of `shift` are the right shift, in [1, 62];
+// bit 7 asks for TensorFlow Lite's two roundings, which for right shifts of 32 or more move the
+// product 2^30 away from -2^30 first (Requantization::product_bias).
+inline int kiln_requantize(long acc, int multiplier, int shift, int zero_point, int lo, int hi) {
+  const int right = shift & 127;
+  long product = clamp(acc, (long)INT_MIN, (long)INT_MAX) * multiplier;
+  if ((shift & 128) && right >= 32) product += product < -(1L << 30) ? -(1L << 30) : (1L << 30);
+  return (int)clamp(((product + ((long)1 << (right - 1))) >> right) + zero_point, (long)lo, (long)hi);
 }
 
 // Element offset, through `strides`, of element `index` of a row-major tensor of dimensions

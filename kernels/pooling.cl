@@ -37,8 +37,10 @@ __kernel void pooling2d(__global const float* x, __global float* y, uint height,
   y[((n * out_height + oy) * out_width + ox) * channels + c] = average ? sum / (float)divisor : best;
 }
 #else
-// int8 (decision 0014): the window's max of (x - x_zero), or its sum, through the output stage of
-// its divisor: stages[divisor - first_divisor] = (multiplier, right shift) (quantized::PoolingStage).
+// int8 (decision 0014): the window's max of (x - x_zero) (average 0), or its sum (average 1), through
+// the output stage of its divisor: stages[divisor - first_divisor] = (multiplier, right shift)
+// (quantized::PoolingStage); or TensorFlow Lite's rounded average (average 2: the integers' sum
+// divided by the count, ties away from zero; tflite_recipes::average).
 __kernel void int8_pooling2d(__global const QUANTIZED* x, __global QUANTIZED* y, __global const int2* stages,
                              uint first_divisor, uint height, uint width, uint out_height, uint window_h,
                              uint window_w, uint stride_h, uint stride_w, uint pad_top, uint pad_bottom,
@@ -57,8 +59,13 @@ __kernel void int8_pooling2d(__global const QUANTIZED* x, __global QUANTIZED* y,
       best = max(best, v);
       sum += v;
     }
+  const uint at = ((n * out_height + oy) * out_width + ox) * channels + c;
+  if (average == 2) {
+    const int raw = sum + divisor * x_zero;
+    y[at] = (QUANTIZED)clamp(raw > 0 ? (raw + divisor / 2) / divisor : (raw - divisor / 2) / divisor, lo, hi);
+    return;
+  }
   const int2 stage = stages[average ? divisor - (int)first_divisor : 0];
-  y[((n * out_height + oy) * out_width + ox) * channels + c] =
-      (QUANTIZED)kiln_requantize(average ? sum : best, stage.x, stage.y, y_zero, lo, hi);
+  y[at] = (QUANTIZED)kiln_requantize(average ? sum : best, stage.x, stage.y, y_zero, lo, hi);
 }
 #endif

@@ -8,13 +8,15 @@
 #define QUANTIZED_OUT QUANTIZED
 #endif
 
-// y = saturate(round_half_to_even(x / scale) + zero_point); lo and hi are the output's range less
-// the zero point. Clamping before rounding to integral bounds is clamping after; NaN gives 0.
+// y = saturate(round_half_to_even(x / scale) + zero_point), or with ties_away TensorFlow Lite's
+// rounding (halves away from zero); lo and hi are the output's range less the zero point. Clamping
+// before rounding to integral bounds is clamping after; NaN gives 0.
 __kernel void quantize(__global const float* x, __global QUANTIZED* y, float scale, int zero_point, float lo,
-                       float hi) {
+                       float hi, int ties_away) {
   const uint i = get_global_id(0);
   const float v = x[i] / scale;
-  y[i] = (QUANTIZED)(convert_int_rte(isnan(v) ? 0.0f : clamp(v, lo, hi)) + zero_point);
+  const float clamped = isnan(v) ? 0.0f : clamp(v, lo, hi);
+  y[i] = (QUANTIZED)((ties_away ? convert_int(round(clamped)) : convert_int_rte(clamped)) + zero_point);
 }
 
 // y = (x - zero_point) x scale: the difference is exact, the product rounded once.

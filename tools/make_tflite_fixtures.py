@@ -6,11 +6,11 @@ independent of kiln (issue #19).
 Keras models with seeded random weights (batch-norm statistics too) are converted by TensorFlow's
 converter twice: as Float32 models, and fully quantised to int8 (per-channel int8 weights, int8
 activations, int32 biases; Float32 input and output around QUANTIZE and DEQUANTIZE), calibrated
-on 32 seeded random inputs. LiteRT's interpreter runs each with its builtin kernels and without
-XNNPACK (the BUILTIN_WITHOUT_DEFAULT_DELEGATES op resolver; its BUILTIN_REF one aborts on the int8
-op_mix model in ai-edge-litert 2.3.0) on one more seeded input, and the output is written beside
-the model in the layout `kiln check` reads:
-NAME/model.tflite, NAME/test_data_set_0/{input_0,output_0}.pb.
+on 32 seeded random inputs. LiteRT's interpreter runs each with its reference kernels (the
+BUILTIN_REF op resolver: no XNNPACK, none of the optimized kernels, whose int8 depthwise convolution
+rounds otherwise in places) on four more seeded inputs, and the outputs are written beside the model
+in the layout `kiln check` reads:
+NAME/model.tflite, NAME/test_data_set_K/{input_0,output_I}.pb.
 
 - ds_cnn: DS-CNN, the keyword spotter of tests/models/ds_cnn in NHWC (CONV_2D, DEPTHWISE_CONV_2D,
   MEAN, FULLY_CONNECTED; fused ReLU);
@@ -136,6 +136,7 @@ def person_detect():
 
 
 BOTH, INT8 = (("fp32", False), ("int8", True)), (("int8", True),)
+DATA_SETS = 4  # inputs per model, each with LiteRT's outputs
 MODELS = (("ds_cnn", ds_cnn, 3, BOTH), ("op_mix", op_mix, 4, BOTH), ("slicing", slicing, 5, BOTH),
           ("unet", unet, 6, BOTH), ("mlp", mlp, 7, BOTH), ("person_detect", person_detect, 8, INT8))
 
@@ -151,15 +152,15 @@ def convert(model, calibration, quantized):
 
 def run_reference(model_bytes, x):
     interpreter = Interpreter(model_content=model_bytes,
-                              experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+                              experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
     interpreter.allocate_tensors()
     interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
     interpreter.invoke()
     return [interpreter.get_tensor(output["index"]) for output in interpreter.get_output_details()]
 
 
-def write_case(folder, model_bytes, x, ys):
-    data = os.path.join(folder, "test_data_set_0")
+def write_case(folder, model_bytes, x, ys, k):
+    data = os.path.join(folder, f"test_data_set_{k}")
     os.makedirs(data, exist_ok=True)
     with open(os.path.join(folder, "model.tflite"), "wb") as f:
         f.write(model_bytes)
@@ -176,15 +177,16 @@ def main(out_dir):
         randomize_batch_norm(model, rng)
         shape = tuple(model.inputs[0].shape[1:])
         calibration = rng.standard_normal((32,) + shape).astype(np.float32)
-        x = rng.standard_normal((1,) + shape).astype(np.float32)
+        inputs = [rng.standard_normal((1,) + shape).astype(np.float32) for _ in range(DATA_SETS)]
         for suffix, quantized in variants:
             model_bytes = convert(model, calibration, quantized)
-            ys = run_reference(model_bytes, x)
-            for y in ys:
-                assert np.std(y) > 1e-3 * np.abs(y).max(), f"{name}: an output that does not depend on the input"
             folder = os.path.join(out_dir, f"{name}_{suffix}")
-            write_case(folder, model_bytes, x, ys)
-            print(f"{folder}: {len(model_bytes)} bytes, TensorFlow {tf.__version__}, LiteRT builtin kernels")
+            for k, x in enumerate(inputs):
+                ys = run_reference(model_bytes, x)
+                for y in ys:
+                    assert np.std(y) > 1e-3 * np.abs(y).max(), f"{name}: an output that does not depend on the input"
+                write_case(folder, model_bytes, x, ys, k)
+            print(f"{folder}: {len(model_bytes)} bytes, TensorFlow {tf.__version__}, LiteRT reference kernels")
 
 
 if __name__ == "__main__":

@@ -109,3 +109,64 @@ TEST_CASE("Requantization is within half a unit of the exact product, plus M's r
     CHECK(std::fabs(static_cast<long double>(got) - expected) <= tolerance);
   }
 }
+
+namespace {
+// TensorFlow Lite's MultiplyByQuantizedMultiplier as gemmlowp writes it, two steps, for the test:
+// a rounding doubling high multiply (a nudge of 2^30, or 1 - 2^30 below zero, then a division that
+// truncates), then a rounding right shift (ties away from zero).
+std::int64_t gemmlowp_high_multiply(std::int64_t a, std::int64_t b) {
+  const std::int64_t product = a * b;
+  return (product + (product >= 0 ? (1 << 30) : 1 - (1 << 30))) / (std::int64_t{1} << 31);
+}
+std::int64_t gemmlowp_rounding_shift(std::int64_t x, int exponent) {
+  const std::int64_t mask = (std::int64_t{1} << exponent) - 1;
+  const std::int64_t remainder = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+std::int64_t tflite_requantize(std::int32_t acc, const Requantization& r) {
+  const int left = r.shift > 0 ? r.shift : 0, right = r.shift > 0 ? 0 : -r.shift;
+  return gemmlowp_rounding_shift(gemmlowp_high_multiply(std::int64_t{acc} * (std::int64_t{1} << left), r.multiplier),
+                                 right);
+}
+Requantization make_tflite(double real) {
+  auto r = Requantization::from_real(real, QuantizedArithmetic::TfLite);
+  REQUIRE(r);
+  REQUIRE(r->round_twice);
+  return *r;
+}
+}  // namespace
+
+TEST_CASE("Requantization in TensorFlow Lite's arithmetic rounds twice, as gemmlowp does", "[core][quantization]") {
+  const Requantization quarter = make_tflite(0.25);
+  CHECK(quarter.apply(1) == 1);                  // 0.25: the high multiply makes it 0.5, the shift rounds that up
+  CHECK(quarter.apply(-1) == 0);                 // -0.25
+  CHECK(quarter.apply(-3) == -1);                // -0.75
+  CHECK(quarter.apply(2) == 1);                  // 0.5 away from zero
+  CHECK(quarter.apply(-2) == -1);                // -0.5 away from zero (kiln's one rounding: 0)
+  CHECK(quarter.apply(6) == 2);                  // 1.5
+  CHECK(quarter.apply(-6) == -2);                // -1.5
+  const Requantization half = make_tflite(0.5);  // right shift 31: the high multiply alone, ties up
+  CHECK(half.apply(3) == 2);
+  CHECK(half.apply(-3) == -1);
+  CHECK(make_tflite(3.0).apply(1000) == 3000);
+
+  // Against the two steps, written out above, on random accumulators and multipliers and on
+  // every tie of small ones.
+  std::mt19937 random(2027);
+  std::uniform_real_distribution<double> exponent(-31.0, 0.0);
+  std::uniform_int_distribution<std::int32_t> any(int32_min, int32_max);
+  std::uniform_int_distribution<std::int32_t> small(-100000, 100000);
+  for (int trial = 0; trial < 50000; ++trial) {
+    const Requantization r = make_tflite(std::exp2(exponent(random)));
+    if (r.multiplier == 0) continue;
+    const std::int32_t acc = trial % 2 == 0 ? any(random) : small(random);
+    INFO("acc " << acc << ", multiplier " << r.multiplier << ", shift " << r.shift);
+    CHECK(r.apply(acc) == tflite_requantize(acc, r));
+  }
+  for (int shift = -30; shift <= 0; ++shift)
+    for (std::int32_t acc = -600; acc <= 600; ++acc) {
+      const Requantization r = make_tflite(std::ldexp(0.75, shift));
+      INFO("acc " << acc << ", shift " << shift);
+      CHECK(r.apply(acc) == tflite_requantize(acc, r));
+    }
+}

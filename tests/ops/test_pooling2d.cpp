@@ -130,3 +130,20 @@ TEMPLATE_LIST_TEST_CASE("Pooling2d in int8, averages and rescaled maxima, is bit
   check_int8_pooling_against_ref<TestType>(ops::PoolingKind::Average, [](const QuantizationInfo& q) { return q; });
   check_int8_pooling_against_ref<TestType>(ops::PoolingKind::Average, rescaled);
 }
+
+TEMPLATE_LIST_TEST_CASE("Pooling2d in TensorFlow Lite's int8 arithmetic divides the integers' sum, ties away from zero",
+                        "[ops][pooling2d][int8]", tested_backends) {
+  // A global average of -4 and -5 at zero point 5: TensorFlow Lite divides the integers' sum, -9,
+  // by 2 and rounds -4.5 away from zero to -5; kiln's arithmetic requantizes the sum less the zero
+  // points, -19 / 2 = -9.5, ties up to -9, plus 5: -4. Then 1 and 2: 1.5 away from zero, 2.
+  const QuantizationInfo q{{0.1f}, 5, {}};
+  const auto x = TestTensor::q8({1, 2, 1, 2}, DataType::QAsymmS8, q, {-4, 1, -5, 2});
+  const std::vector<ops::OutputType> y{{DataType::QAsymmS8, q}};
+  const ops::Pooling2d::Params global{.kind = ops::PoolingKind::Average, .global = true};
+  auto tflite = run_op<ops::Pooling2d, TestType>(global, {x}, 0, nullptr, y, QuantizedArithmetic::TfLite);
+  REQUIRE(tflite);
+  CHECK(tflite->front().integers() == std::vector<std::int32_t>{-5, 2});
+  auto kiln = run_op<ops::Pooling2d, TestType>(global, {x}, 0, nullptr, y, QuantizedArithmetic::Kiln);
+  REQUIRE(kiln);
+  CHECK(kiln->front().integers() == std::vector<std::int32_t>{-4, 2});
+}

@@ -34,6 +34,15 @@ TEST_CASE("Quantize: round half to even, saturation, NaN and infinities", "[ops]
       {TestTensor::q8({10}, DataType::QAsymmS8, per_tensor(0.5f, -3), {-5, -3, -3, -1, -1, 2, 127, -128, -3, 127})});
 }
 
+TEST_CASE("Quantize in TensorFlow Lite's arithmetic rounds halves away from zero", "[ops][quantize]") {
+  const auto x = TestTensor::f32({6}, {0.25f, -0.25f, 0.75f, -0.75f, 1.25f, 0.3f});
+  // x / 0.5 = 0.5, -0.5, 1.5, -1.5, 2.5, 0.6: away from zero 1, -1, 2, -2, 3, 1 (to even: 0, 0, 2, -2, 2, 1).
+  auto y = run_op<ops::Quantize>({}, {x}, 0, nullptr, {{DataType::QAsymmS8, per_tensor(0.5f, -3)}},
+                                 QuantizedArithmetic::TfLite);
+  REQUIRE(y);
+  CHECK(y->front().integers() == std::vector<std::int32_t>{-2, -4, -1, -5, 0, -2});
+}
+
 TEST_CASE("Quantize per axis: one scale per slice", "[ops][quantize]") {
   const auto x = TestTensor::f32({2, 3}, {1, 1, 1, -2, 0.3f, 33});
   check_op<ops::Quantize>(

@@ -67,6 +67,24 @@ TEMPLATE_LIST_TEST_CASE("Nearest Resize moves 8-bit integers; bilinear refuses t
   CHECK_THAT(bilinear.status().message(), Catch::Contains("8-bit ones by nearest neighbour"));
 }
 
+TEST_CASE("Bilinear Resize of 8-bit tensors in TensorFlow Lite's arithmetic interpolates in 10-bit fixed point",
+          "[ops][resize][int8]") {
+  // Two pixels to four: positions 0, 512, 1024, 1536 in 1/1024ths of a pixel; the second output is
+  // halfway, (10 + -3) / 2 = 3.5, rounded away from zero from 2^-20 units: 4. TensorFlow Lite
+  // interpolates the integers themselves (one quantisation in and out).
+  const QuantizationInfo q{{0.1f}, 3, {}};
+  const auto x = TestTensor::q8({1, 1, 2, 1}, DataType::QAsymmS8, q, {10, -3});
+  auto y = run_op<ops::Resize>({ops::ResizeMethod::Bilinear, 1, 4}, {x}, 0, nullptr, {{DataType::QAsymmS8, q}},
+                               QuantizedArithmetic::TfLite);
+  REQUIRE(y);
+  CHECK(y->front().integers() == std::vector<std::int32_t>{10, 4, -3, -3});
+  // Aligned corners: (2 - 1) / (4 - 1) of a pixel a step, 341/1024 rounded: 10, 5.67 -> 6, 1.33 -> 1, -3.
+  auto aligned = run_op<ops::Resize>({ops::ResizeMethod::Bilinear, 1, 4, ops::CoordinateTransform::AlignCorners}, {x},
+                                     0, nullptr, {{DataType::QAsymmS8, q}}, QuantizedArithmetic::TfLite);
+  REQUIRE(aligned);
+  CHECK(aligned->front().integers() == std::vector<std::int32_t>{10, 6, 1, -3});
+}
+
 TEMPLATE_LIST_TEST_CASE("8-bit nearest Resize matches RefBackend with every transform and rounding",
                         "[ops][resize][int8]", accelerated_backends) {
   using T = ops::CoordinateTransform;

@@ -64,3 +64,20 @@ TEST_CASE("TransposeConvolution2d rejects impossible configurations", "[ops][tra
   REQUIRE_FALSE(r2);
   CHECK_THAT(r2.status().message(), Catch::Contains("output padding must be smaller than the stride"));
 }
+
+TEST_CASE("TransposeConvolution2d in int8: weights and bias (hand-computed)", "[ops][transpose_convolution2d][int8]") {
+  // x = {3, -1} at scale 0.5, zero point 1 (1 and -1); weights {2, -1} at 0.25 (0.5 and -0.25),
+  // stride 2 along the width, so each input places its own two products: (x - 1) w = 4, -2, -4, 2,
+  // plus the bias 3 (at 0.5 x 0.25), times 0.125 / 0.25: 3.5, 0.5, -0.5, 2.5, ties up: 4, 1, 0, 3
+  // (a multiplier of 0.5 rounds once in either arithmetic). Only RefBackend has an int8 transposed
+  // convolution (NeonBackend inherits it; ClBackend's networks fall back to it).
+  const auto x = TestTensor::q8({1, 1, 2, 1}, DataType::QAsymmS8, {{0.5f}, 1, {}}, {3, -1});
+  const auto w = TestTensor::q8({1, 1, 2, 1}, DataType::QSymmS8, {{0.25f}, 0, {}}, {2, -1}).as_constant();
+  const auto bias = TestTensor::i32({1}, {3}).as_constant();
+  const std::vector<ops::OutputType> y{{DataType::QAsymmS8, {{0.25f}, 0, {}}}};
+  for (QuantizedArithmetic arithmetic : {QuantizedArithmetic::Kiln, QuantizedArithmetic::TfLite}) {
+    auto out = run_op<ops::TransposeConvolution2d>({.stride = {1, 2}}, {x, w, bias}, 0, nullptr, y, arithmetic);
+    REQUIRE(out);
+    CHECK(out->front().integers() == std::vector<std::int32_t>{4, 1, 0, 3});
+  }
+}

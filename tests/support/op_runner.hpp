@@ -121,12 +121,15 @@ struct TestTensor {
 /// are compiled) and returns the outputs, or the first error. `threads` goes to backends that take
 /// a thread count (0: their default); `workload_owner`, when given, receives the id of the backend
 /// whose workload ran the op (Backend's own, or one it inherits). `output_types` declares the
-/// outputs' types (Network::set_output_type), one per output or none.
+/// outputs' types (Network::set_output_type), one per output or none; `arithmetic` is the
+/// network's (int8 rules).
 template <class Op, class Backend = RefBackend>
 Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, const std::vector<TestTensor>& inputs,
                                          unsigned threads = 0, std::string_view* workload_owner = nullptr,
-                                         const std::vector<ops::OutputType>& output_types = {}) {
+                                         const std::vector<ops::OutputType>& output_types = {},
+                                         QuantizedArithmetic arithmetic = QuantizedArithmetic::Kiln) {
   Network net;
+  net.set_arithmetic(arithmetic);
   const LayerId layer = net.add_layer<Op>(params, inputs.size(), "op");
   std::vector<InputBinding> feeds;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -272,6 +275,19 @@ bool has_own_workload(DataType type) {
   return false;
 }
 
+/// Whether Backend leaves an Op layer of TensorFlow Lite's arithmetic to RefBackend by design:
+/// NeonBackend's int8 averages (its pooling kernels requantize sums; TensorFlow Lite divides).
+template <class Op, class Backend>
+bool runs_on_ref_in_tflite(const typename Op::Params& params, QuantizedArithmetic arithmetic) {
+#if KILN_WITH_NEON
+  if constexpr (std::same_as<Op, ops::Pooling2d> && std::same_as<Backend, NeonBackend>)
+    return arithmetic == QuantizedArithmetic::TfLite && params.kind == ops::PoolingKind::Average;
+#endif
+  (void)params;
+  (void)arithmetic;
+  return false;
+}
+
 template <class Op, class Backend>
 void check_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol = 1e-5,
                        double atol = 1e-5, const std::vector<ops::OutputType>& output_types = {});
@@ -358,22 +374,31 @@ void check_float16_against_ref(const typename Op::Params& params, const std::vec
 template <class Op, class Backend>
 void check_against_ref(const typename Op::Params& params, const std::vector<TestTensor>& inputs, double rtol,
                        double atol, const std::vector<ops::OutputType>& output_types) {
-  auto expected = run_op<Op, RefBackend>(params, inputs, 0, nullptr, output_types);
-  if (!expected) FAIL(expected.status().message());
-  std::string_view owner;
-  auto one_thread = run_op<Op, Backend>(params, inputs, 1, &owner, output_types);
-  auto three_threads = run_op<Op, Backend>(params, inputs, 3, nullptr, output_types);
-  INFO("backend " << Backend::id);
-  if (!one_thread) FAIL(one_thread.status().message());
-  if (!three_threads) FAIL(three_threads.status().message());
-  REQUIRE(owner == Backend::id);  // Backend's own kernel ran, not the Ref workload it inherits
-  REQUIRE(one_thread->size() == expected->size());
-  for (std::size_t i = 0; i < expected->size(); ++i) {
-    INFO("output " << i);
-    const bool same_bytes_for_1_and_3_threads =
-        (*one_thread)[i].bytes == (*three_threads)[i].bytes;  // not the vectors: TAP lines
-    CHECK(same_bytes_for_1_and_3_threads);
-    check_close((*one_thread)[i], (*expected)[i], rtol, atol);
+  // An int8 case runs in both arithmetics (decisions 0014 and 0023).
+  const bool quantized_case =
+      std::ranges::any_of(output_types, [](const ops::OutputType& t) { return is_quantized(t.type); });
+  for (QuantizedArithmetic arithmetic : {QuantizedArithmetic::Kiln, QuantizedArithmetic::TfLite}) {
+    if (arithmetic == QuantizedArithmetic::TfLite && !quantized_case) break;
+    INFO("arithmetic " << to_string(arithmetic));
+    auto expected = run_op<Op, RefBackend>(params, inputs, 0, nullptr, output_types, arithmetic);
+    if (!expected) FAIL(expected.status().message());
+    std::string_view owner;
+    auto one_thread = run_op<Op, Backend>(params, inputs, 1, &owner, output_types, arithmetic);
+    auto three_threads = run_op<Op, Backend>(params, inputs, 3, nullptr, output_types, arithmetic);
+    INFO("backend " << Backend::id);
+    if (!one_thread) FAIL(one_thread.status().message());
+    if (!three_threads) FAIL(three_threads.status().message());
+    // Backend's own kernel ran, not the Ref workload it inherits (NeonBackend leaves TensorFlow
+    // Lite's int8 averages to it).
+    if (!runs_on_ref_in_tflite<Op, Backend>(params, arithmetic)) REQUIRE(owner == Backend::id);
+    REQUIRE(one_thread->size() == expected->size());
+    for (std::size_t i = 0; i < expected->size(); ++i) {
+      INFO("output " << i);
+      const bool same_bytes_for_1_and_3_threads =
+          (*one_thread)[i].bytes == (*three_threads)[i].bytes;  // not the vectors: TAP lines
+      CHECK(same_bytes_for_1_and_3_threads);
+      check_close((*one_thread)[i], (*expected)[i], rtol, atol);
+    }
   }
   const bool float32_case = output_types.empty() && std::ranges::any_of(inputs, [](const TestTensor& t) {
                               return t.info.type == DataType::Float32;

@@ -301,6 +301,7 @@ class HeaderWriter {
     std::vector<TensorInfo> inputs;
     for (std::size_t t : step.inputs) inputs.push_back(plan_.tensors[t].info);
     const DataType type = ops::layer_data_type(inputs, layer.outputs);
+    const bool tflite = network_.arithmetic() == QuantizedArithmetic::TfLite;
     return visit_op(layer.descriptor, [&]<class Op>(const OpParams<Op>& params) -> std::string {
       if constexpr (ops::is_structural_v<Op>)  // inputs, outputs and constants are not compute steps
         return {};
@@ -308,11 +309,11 @@ class HeaderWriter {
         return str_cat("kiln::StaticLayer<", type_name<Op>(), ", kiln::DataType::", to_string(type), ", ",
                        step.inputs.size(), ", ", step.outputs.size(), ">{\n        ", string_literal(layer.name), ", ",
                        to_cpp(params.value), ", ", indices(step.inputs), ", ", indices(step.outputs),
-                       step.scratch_bytes || step.kept_bytes
+                       step.scratch_bytes || step.kept_bytes || tflite
                            ? str_cat(", ", region(step.scratch_offset, step.scratch_bytes),
-                                     step.kept_bytes ? ", " + region(kept_offset_[s], step.kept_bytes) : "")
+                                     step.kept_bytes || tflite ? ", " + region(kept_offset_[s], step.kept_bytes) : "")
                            : "",
-                       "}");
+                       tflite ? ", kiln::QuantizedArithmetic::TfLite" : "", "}");
     });
   }
 

@@ -3,10 +3,13 @@
 // table, made at load, of the output byte for each of the 256 input bytes.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "kiln/backends/quantized_layer.hpp"
+#include "kiln/backends/tflite_recipes.hpp"
 #include "kiln/ops/activation.hpp"
 
 namespace kiln::quantized {
@@ -25,21 +28,28 @@ inline Status check_activation(const WorkloadInfo<ops::Activation>& info) {
 /// An int8 Activation as a table: an 8-bit output is a function of one 8-bit input, so entry b
 /// holds, for the input byte b (read as the type's integer), exactly what Dequantize -> the
 /// Float32 function (ops::Activation::apply) -> Quantize gives — the QDQ definition, whatever the
-/// function (ReLU family, Sigmoid, Tanh, HardSwish, GELU, ...). Every backend looks bytes up in the
-/// same table, so all are bit-exact with RefBackend by construction.
+/// function (ReLU family, Sigmoid, Tanh, HardSwish, GELU, ...); in TensorFlow Lite's arithmetic, its
+/// fixed-point recipe for the functions that have one (tflite_recipes::activation). Every backend
+/// looks bytes up in the same table, so all are bit-exact with RefBackend by construction.
 class ActivationTable {
  public:
   ActivationTable() = default;
   explicit ActivationTable(const WorkloadInfo<ops::Activation>& info) {
     const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
     const bool is_unsigned = x.type == DataType::QAsymmU8;
+    const float sx = x.quantization.scales[0], sy = y.quantization.scales[0];
+    const std::int32_t zx = x.quantization.offset, zy = y.quantization.offset;
+    const QuantizedRange range = quantized_range(y.type);
     for (int byte = 0; byte < 256; ++byte) {
       const std::int32_t q = is_unsigned ? byte : static_cast<std::int8_t>(static_cast<std::uint8_t>(byte));
-      const float value =
-          ops::Activation::apply(info.params, dequantize(q, x.quantization.scales[0], x.quantization.offset));
-      const std::int32_t out =
-          quantize(value, y.quantization.scales[0], y.quantization.offset, quantized_range(y.type));
-      bytes_[static_cast<std::size_t>(byte)] = static_cast<std::uint8_t>(out);
+      std::optional<std::int32_t> out;
+      if (info.arithmetic == QuantizedArithmetic::TfLite)
+        out = tflite_recipes::activation(info.params, q, sx, zx, sy, zy);
+      if (out)
+        out = std::clamp(*out, range.lo, range.hi);
+      else
+        out = quantize(ops::Activation::apply(info.params, dequantize(q, sx, zx)), sy, zy, range);
+      bytes_[static_cast<std::size_t>(byte)] = static_cast<std::uint8_t>(*out);
     }
   }
 

@@ -18,8 +18,9 @@ class MatMulStage {
  public:
   static Expected<MatMulStage> make(const WorkloadInfo<ops::BatchMatMul>& info) {
     const TensorInfo &a = info.inputs[0], &b = info.inputs[1], &y = info.outputs[0];
-    auto m = Requantization::from_real(static_cast<double>(a.quantization.scales[0]) * b.quantization.scales[0] /
-                                       y.quantization.scales[0]);
+    auto m = Requantization::from_real(
+        static_cast<double>(a.quantization.scales[0]) * b.quantization.scales[0] / y.quantization.scales[0],
+        info.arithmetic);
     if (!m) return m.status();
     MatMulStage stage;
     stage.multiplier_ = *m;

@@ -31,19 +31,19 @@ class ElementwiseStage {
     stage.a_zero_ = a.quantization.offset;
     stage.b_zero_ = b.quantization.offset;
     stage.y_zero_ = y.quantization.offset;
-    stage.range_ = OutputRange::of(y, info.params.activation);
+    stage.range_ = OutputRange::of(y, info.params.activation, info.arithmetic);
     double output_multiplier = sa * sb / sy;
     if (stage.operation_ != ops::BinaryOperation::Mul) {
       const double twice_max = 2 * std::max(sa, sb);
-      auto ma = Requantization::from_real(sa / twice_max);
+      auto ma = Requantization::from_real(sa / twice_max, info.arithmetic);
       if (!ma) return ma.status();
-      auto mb = Requantization::from_real(sb / twice_max);
+      auto mb = Requantization::from_real(sb / twice_max, info.arithmetic);
       if (!mb) return mb.status();
       stage.a_multiplier_ = *ma;
       stage.b_multiplier_ = *mb;
       output_multiplier = twice_max / (static_cast<double>(1 << input_shift) * sy);
     }
-    auto m = Requantization::from_real(output_multiplier);
+    auto m = Requantization::from_real(output_multiplier, info.arithmetic);
     if (!m) return m.status();
     stage.output_multiplier_ = *m;
     return stage;

@@ -3,6 +3,7 @@
 // and the output stage, made at load, that turns an int32 accumulator into an 8-bit output.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -52,8 +53,8 @@ inline constexpr std::size_t channel_axis_v = std::same_as<Op, ops::DepthwiseCon
 /// How many products an output of an Op layer with weights of shape `w` sums.
 template <class Op>
 std::uint64_t reduction_length(const TensorShape& w) {
-  if constexpr (std::same_as<Op, ops::Convolution2d>)
-    return std::uint64_t{w[1]} * w[2] * w[3];
+  if constexpr (std::same_as<Op, ops::Convolution2d> || std::same_as<Op, ops::TransposeConvolution2d>)
+    return std::uint64_t{w[1]} * w[2] * w[3];  // a transposed convolution's output sums at most that many
   else if constexpr (std::same_as<Op, ops::DepthwiseConvolution2d>)
     return std::uint64_t{w[1]} * w[2];
   else
@@ -61,21 +62,37 @@ std::uint64_t reduction_length(const TensorShape& w) {
 }
 
 /// The bounds of an int8 output y: its type's range, narrowed by a fused ReLU-family clamp whose
-/// bounds are quantised as Quantize would (round half to even).
+/// bounds are quantised as Quantize would (round half to even), or in TensorFlow Lite's arithmetic
+/// as it rounds them (half away from zero).
 struct OutputRange {
   std::int32_t lo = 0, hi = 0;
-  static OutputRange of(const TensorInfo& y, const std::optional<ops::Activation::Params>& activation) {
+  static OutputRange of(const TensorInfo& y, const std::optional<ops::Activation::Params>& activation,
+                        QuantizedArithmetic arithmetic = QuantizedArithmetic::Kiln) {
     const QuantizedRange range = quantized_range(y.type);
     OutputRange out{range.lo, range.hi};
     if (activation) {
       const float scale = y.quantization.scales[0];
+      const std::int32_t zero = y.quantization.offset;
+      auto bound = [&](float v) {
+        if (arithmetic == QuantizedArithmetic::Kiln) return quantize(v, scale, zero, range);
+        return std::clamp(zero + static_cast<std::int32_t>(std::round(v / scale)), range.lo, range.hi);
+      };
       const bool bounded = activation->function == ops::ActivationFunction::BoundedReLU;
-      out.lo = quantize(bounded ? activation->b : 0.0f, scale, y.quantization.offset, range);
-      if (bounded) out.hi = quantize(activation->a, scale, y.quantization.offset, range);
+      out.lo = bound(bounded ? activation->b : 0.0f);
+      if (bounded) out.hi = bound(activation->a);
     }
     return out;
   }
 };
+
+/// The activation an int8 layer's parameters fuse, if they have one (TransposeConvolution2d's do not).
+template <class Params>
+std::optional<ops::Activation::Params> fused_activation(const Params& params) {
+  if constexpr (requires { params.activation; })
+    return params.activation;
+  else
+    return std::nullopt;
+}
 
 /// Fails unless `activation` is absent or a ReLU-family clamp, the only ones int8 layers fuse.
 inline Status require_clamp(const std::optional<ops::Activation::Params>& activation) {
@@ -98,7 +115,7 @@ class OutputStage {
     if (auto s = compute(info, &stage.multipliers_); !s) return s;
     const TensorInfo& y = info.outputs[0];
     stage.zero_point_ = y.quantization.offset;
-    stage.range_ = OutputRange::of(y, info.params.activation);
+    stage.range_ = OutputRange::of(y, fused_activation(info.params), info.arithmetic);
     return stage;
   }
   /// What make() refuses, found without keeping anything.
@@ -129,7 +146,8 @@ class OutputStage {
   template <class Op>
   static Status compute(const WorkloadInfo<Op>& info, KeptArray<Requantization>* multipliers) {
     for (std::size_t c = 0; c < channels(info); ++c) {
-      auto m = Requantization::from_real(real_multiplier(info.inputs[0], info.inputs[1], info.outputs[0], c));
+      auto m = Requantization::from_real(real_multiplier(info.inputs[0], info.inputs[1], info.outputs[0], c),
+                                         info.arithmetic);
       if (!m) return m.status();
       if (multipliers) (*multipliers)[c] = *m;
     }
@@ -183,7 +201,7 @@ Status check_layer(const WorkloadInfo<Op>& info) {
   if (reduction > max_reduction)
     return Status::error(ErrorCode::Unsupported, "sums at most ", max_reduction, " products per int8 output; ",
                          Op::name, " sums ", reduction);
-  if (auto s = require_clamp(info.params.activation); !s) return s;
+  if (auto s = require_clamp(fused_activation(info.params)); !s) return s;
   if (auto s = OutputStage::check(info); !s) return s;
   if (info.inputs.size() > 2 && info.constants[2] != nullptr) {
     const auto* bias = static_cast<const std::int32_t*>(info.constants[2]);

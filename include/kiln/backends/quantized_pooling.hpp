@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kiln/backends/quantized_layer.hpp"
+#include "kiln/backends/tflite_recipes.hpp"
 #include "kiln/ops/pooling2d.hpp"
 
 namespace kiln::quantized {
@@ -31,6 +32,9 @@ struct PoolingDivisors {
 /// the sum of (x - zx) over its positions inside the input, times sx / (sy x divisor), rounded once
 /// (ties up), plus the output zero point, saturated (requantize). A max of one scale and zero point
 /// in and out is the max itself (the multiplier is exactly 1). One multiplier per divisor, made at load.
+/// In TensorFlow Lite's arithmetic an average of one quantisation in and out is TensorFlow Lite's
+/// own (tflite_recipes::average: the integers' sum divided by the count, ties away from zero), which
+/// rounds otherwise where the zero point is not 0: rounded_average().
 class PoolingStage {
  public:
   static Expected<PoolingStage> make(const WorkloadInfo<ops::Pooling2d>& info) {
@@ -43,6 +47,9 @@ class PoolingStage {
     if (auto s = compute(info, stage.divisors_, &stage.multipliers_); !s) return s;
     stage.zero_point_ = y.quantization.offset;
     stage.range_ = OutputRange::of(y, std::nullopt);
+    stage.rounded_average_ = info.arithmetic == QuantizedArithmetic::TfLite &&
+                             info.params.kind == ops::PoolingKind::Average &&
+                             info.inputs[0].quantization == y.quantization;
     return stage;
   }
   /// What make() refuses, found without keeping anything.
@@ -50,9 +57,16 @@ class PoolingStage {
     return compute(info, PoolingDivisors::of(info.params, info.inputs[0].shape), nullptr);
   }
 
+  /// The output of a window whose max less the zero point, or sum of (x - zx), is acc.
   std::int32_t operator()(std::int32_t acc, std::uint64_t divisor) const {
+    if (rounded_average_) {
+      const auto count = static_cast<std::int64_t>(divisor);
+      return std::clamp(tflite_recipes::average(acc + count * zero_point_, count), range_.lo, range_.hi);
+    }
     return requantize(acc, multiplier(divisor), zero_point_, range_.lo, range_.hi);
   }
+  /// Whether averages are TensorFlow Lite's rounded ones rather than requantized sums.
+  bool rounded_average() const noexcept { return rounded_average_; }
 
   /// The parts, for kernels that requantize a vector of channels at a time.
   const Requantization& multiplier(std::uint64_t divisor) const { return multipliers_[divisor - divisors_.first]; }
@@ -69,7 +83,7 @@ class PoolingStage {
     const double rescale =
         static_cast<double>(info.inputs[0].quantization.scales[0]) / info.outputs[0].quantization.scales[0];
     for (std::uint64_t d = divisors.first; d <= divisors.last; ++d) {
-      auto m = Requantization::from_real(rescale / static_cast<double>(d));
+      auto m = Requantization::from_real(rescale / static_cast<double>(d), info.arithmetic);
       if (!m) return m.status();
       if (multipliers) (*multipliers)[d - divisors.first] = *m;
     }
@@ -80,6 +94,7 @@ class PoolingStage {
   KeptArray<Requantization> multipliers_;
   std::int32_t zero_point_ = 0;
   OutputRange range_;
+  bool rounded_average_ = false;
 };
 
 /// Checks an int8 Pooling2d: input and output QAsymmU8 or QAsymmS8 of one type, per tensor; a

@@ -23,8 +23,8 @@ class ReduceStage {
     const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
     const std::uint64_t count = ops::Reduce::reduced_count(info.params, x.shape);
     const double divisor = info.params.operation == ops::ReduceOperation::Mean ? static_cast<double>(count) : 1.0;
-    auto m =
-        Requantization::from_real(static_cast<double>(x.quantization.scales[0]) / y.quantization.scales[0] / divisor);
+    auto m = Requantization::from_real(
+        static_cast<double>(x.quantization.scales[0]) / y.quantization.scales[0] / divisor, info.arithmetic);
     if (!m) return m.status();
     ReduceStage stage;
     stage.multiplier_ = *m;

@@ -35,7 +35,7 @@ class SoftmaxStage {
     for (std::size_t d = 0; d < stage.exponentials_.size(); ++d)
       stage.exponentials_[d] = static_cast<std::uint32_t>(
           std::llround(std::ldexp(std::exp(-step * static_cast<double>(d)), exponential_bits)));
-    auto m = Requantization::from_real(std::ldexp(1.0, -probability_bits) / y.quantization.scales[0]);
+    auto m = Requantization::from_real(std::ldexp(1.0, -probability_bits) / y.quantization.scales[0], info.arithmetic);
     if (!m) return m.status();
     stage.to_output_ = *m;
     stage.zero_point_ = y.quantization.offset;

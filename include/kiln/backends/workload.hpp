@@ -60,6 +60,8 @@ struct WorkloadInfo {
   std::span<const void* const> constants;
   /// Where to keep what the workload computes at load and reads at run (KeptArray); null: the heap.
   KeptMemory* kept = nullptr;
+  /// Whose rules the network's int8 layers compute by (Network::arithmetic).
+  QuantizedArithmetic arithmetic = QuantizedArithmetic::Kiln;
 };
 
 /// Working memory a workload needs while it runs: planned into the working memory's arena for the

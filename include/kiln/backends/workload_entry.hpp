@@ -20,11 +20,12 @@ struct LayerInfo {
   std::span<const TensorInfo> outputs;
   std::span<const void* const> constants;
   KeptMemory* kept = nullptr;
+  QuantizedArithmetic arithmetic = QuantizedArithmetic::Kiln;
 
   DataType data_type() const { return ops::layer_data_type(inputs, outputs); }
   template <class Op>
   WorkloadInfo<Op> as() const {
-    return {*static_cast<const typename Op::Params*>(params), inputs, outputs, constants, kept};
+    return {*static_cast<const typename Op::Params*>(params), inputs, outputs, constants, kept, arithmetic};
   }
 };
 

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "kiln/core/data_type.hpp"
@@ -52,6 +53,17 @@ class Scales {
   std::vector<float> held_;
   std::span<const float> borrowed_;
 };
+
+/// Whose rules an int8 layer computes by. Kiln's (decision 0014) round once and agree with ONNX
+/// Runtime to a unit; TensorFlow Lite's (decision 0023) are what LiteRT computes, bit for bit:
+/// gemmlowp's two roundings, and TensorFlow Lite's own recipes for averages, concatenation and some
+/// activations. A network holds one (Network::arithmetic), and its int8 workloads read it at load
+/// (WorkloadInfo::arithmetic).
+enum class QuantizedArithmetic : std::uint8_t { Kiln, TfLite };
+
+constexpr std::string_view to_string(QuantizedArithmetic arithmetic) noexcept {
+  return arithmetic == QuantizedArithmetic::TfLite ? "TensorFlow Lite's" : "kiln's";
+}
 
 /// Affine quantisation parameters: real = scale * (q - offset).
 ///

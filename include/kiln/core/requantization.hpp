@@ -17,10 +17,15 @@ namespace kiln {
 /// mantissa and a power of two, M = multiplier x 2^(shift - 31) with multiplier in [2^30, 2^31),
 /// made once at load so that every inference multiplies in integers only.
 ///
-/// apply(acc) is round(acc x M) with ties rounded up (towards +infinity), in a single rounding of
-/// the exact 64-bit product: unlike gemmlowp's rounding doubling high multiply followed by a
-/// rounding shift, it never rounds twice (which takes 0.25 to 1). The only approximation is M's
-/// mantissa, a relative error under 2^-31.
+/// apply(acc) is round(acc x M) in integers, rounded one of two ways:
+/// - once (kiln's arithmetic): the exact 64-bit product shifted right, ties rounded up (towards
+///   +infinity). The only approximation is M's mantissa, a relative error under 2^-31.
+/// - twice (TensorFlow Lite's): gemmlowp's rounding doubling high multiply (the product to a
+///   multiple of 2^31, ties up), then a rounding right shift (ties away from zero), which takes
+///   0.25 to 1 where one rounding takes it to 0. For right shifts of 32 or more that equals one
+///   rounding of the product moved 2^30 away from -2^30 (up from -2^30 on, down below it), and for
+///   smaller shifts one rounding: the form every backend computes (checked against the two-step
+///   definition in tests/core/test_requantization.cpp).
 ///
 /// \code
 /// auto r = Requantization::from_real(input_scale * weight_scale / output_scale);  // at load
@@ -29,11 +34,12 @@ namespace kiln {
 /// \endcode
 struct Requantization {
   std::int32_t multiplier = 0;  ///< in [2^30, 2^31), or 0 for a multiplier too small to matter
-  int shift = 0;                ///< in [-31, 30]
+  std::int16_t shift = 0;       ///< in [-31, 30]
+  bool round_twice = false;     ///< TensorFlow Lite's rounding (8 bytes in all: arenas keep one per channel)
 
   /// The representation of `real`, which must be finite, positive and below 2^30. A multiplier
   /// under 2^-32 maps every accumulator to 0 and is held as multiplier 0.
-  static Expected<Requantization> from_real(double real) {
+  static Expected<Requantization> from_real(double real, QuantizedArithmetic arithmetic = QuantizedArithmetic::Kiln) {
     if (!std::isfinite(real) || real <= 0.0)
       return Status::error(ErrorCode::InvalidArgument, "a requantization multiplier must be positive and finite; got ",
                            real, " (are a scale zero or negative?)");
@@ -48,19 +54,28 @@ struct Requantization {
       return Status::error(ErrorCode::InvalidArgument, "requantization multiplier ", real,
                            " is 2^30 or more: the input and weight scales are out of proportion to the output's");
     if (exponent < -31) return Requantization{};
-    return Requantization{static_cast<std::int32_t>(rounded), exponent};
+    return Requantization{static_cast<std::int32_t>(rounded), static_cast<std::int16_t>(exponent),
+                          arithmetic == QuantizedArithmetic::TfLite};
   }
 
-  /// round(acc x M), ties up, saturated to int32.
+  /// What TensorFlow Lite's two roundings add to the exact product before the one rounding of a
+  /// right shift of 32 or more: +2^30, or -2^30 where the product is below -2^30; else nothing.
+  static constexpr std::int64_t twice_rounded_bias = std::int64_t{1} << 30;
+  constexpr std::int64_t product_bias() const noexcept { return round_twice && shift < 0 ? twice_rounded_bias : 0; }
+
+  /// round(acc x M) as above, saturated to int32.
   constexpr std::int32_t apply(std::int32_t acc) const noexcept {
-    // |acc x multiplier| <= 2^62 and the rounding term <= 2^61: the sum fits int64.
+    // |acc x multiplier| <= 2^62, the bias 2^30 and the rounding term <= 2^61: the sum fits int64.
     const int right = 31 - shift;  // in [1, 62]
-    const std::int64_t product = std::int64_t{acc} * multiplier + (std::int64_t{1} << (right - 1));
-    const std::int64_t result = product >> right;  // arithmetic shift: a floor, so ties went up
+    std::int64_t product = std::int64_t{acc} * multiplier;
+    if (const std::int64_t bias = product_bias(); bias != 0) product += product < -bias ? -bias : bias;
+    const std::int64_t result = (product + (std::int64_t{1} << (right - 1))) >> right;  // a floor: ties went up
     return static_cast<std::int32_t>(std::clamp<std::int64_t>(result, std::numeric_limits<std::int32_t>::min(),
                                                               std::numeric_limits<std::int32_t>::max()));
   }
 };
+
+static_assert(sizeof(Requantization) == 8, "compiled networks keep one Requantization per channel in their arena");
 
 /// An accumulator requantized to an output of zero point `zero_point`, saturated to [lo, hi]: the
 /// output type's range, narrowed by a fused ReLU-family clamp.
@@ -70,9 +85,11 @@ constexpr std::int32_t requantize(std::int32_t acc, const Requantization& r, std
 }
 
 /// ONNX's QuantizeLinear of one value: saturate(round_half_to_even(x / scale) + zero_point), in
-/// the default rounding mode; NaN becomes the zero point. Every backend computes exactly this.
-inline std::int32_t quantize(float x, float scale, std::int32_t zero_point, QuantizedRange range) noexcept {
-  const float rounded = std::nearbyint(x / scale);
+/// the default rounding mode; NaN becomes the zero point. With `ties_away`, TensorFlow Lite's
+/// QUANTIZE, which rounds halves away from zero. Every backend computes exactly this.
+inline std::int32_t quantize(float x, float scale, std::int32_t zero_point, QuantizedRange range,
+                             bool ties_away = false) noexcept {
+  const float rounded = ties_away ? std::round(x / scale) : std::nearbyint(x / scale);
   if (std::isnan(rounded)) return zero_point;
   // Clamped while a float: converting an out-of-range float to an integer is undefined.
   const float lo = static_cast<float>(range.lo - zero_point), hi = static_cast<float>(range.hi - zero_point);

@@ -162,6 +162,10 @@ class Network {
   /// mismatches and bad descriptor values.
   constexpr Status infer_shapes();
 
+  /// Whose rules the int8 layers compute by: kiln's (the default; ONNX models) or TensorFlow Lite's
+  /// (the TensorFlow Lite importer sets it). Every int8 workload reads it at load.
+  constexpr QuantizedArithmetic arithmetic() const noexcept { return arithmetic_; }
+  constexpr void set_arithmetic(QuantizedArithmetic arithmetic) noexcept { arithmetic_ = arithmetic; }
   /// True once infer_shapes() succeeded and nothing changed since.
   constexpr bool shapes_inferred() const noexcept { return shapes_inferred_; }
   /// The inferred info of a tensor (valid after infer_shapes()).
@@ -183,6 +187,7 @@ class Network {
   std::vector<LayerId> order_;
   Status build_error_;
   bool shapes_inferred_ = false;
+  QuantizedArithmetic arithmetic_ = QuantizedArithmetic::Kiln;
 };
 
 constexpr Status Network::check_connections() const {

@@ -30,15 +30,18 @@ struct LayerAssignment {
 struct LayerInputs {
   std::vector<TensorInfo> infos;
   std::vector<const void*> constants;
+  QuantizedArithmetic arithmetic;
 
-  LayerInputs(const Network& network, const Layer& layer) {
+  LayerInputs(const Network& network, const Layer& layer) : arithmetic(network.arithmetic()) {
     for (const auto& input : layer.inputs) {
       infos.push_back(network.tensor_info(*input));
       const auto* constant = network.layer(input->layer).params_if<ops::Constant>();
       constants.push_back(constant ? static_cast<const void*>(constant->data.data()) : nullptr);
     }
   }
-  LayerInfo info_of(const Layer& layer) const { return {layer.params(), infos, layer.outputs, constants}; }
+  LayerInfo info_of(const Layer& layer) const {
+    return {layer.params(), infos, layer.outputs, constants, nullptr, arithmetic};
+  }
 };
 
 namespace detail {

@@ -32,6 +32,7 @@ Network network_of() {
       network.add_output(step.binding, slot_of[step.tensor]);
     } else {
       const LayerId id = network.add_layer<typename Step::op>(step.params, step.inputs.size(), step.name);
+      if (step.arithmetic != QuantizedArithmetic::Kiln) network.set_arithmetic(step.arithmetic);
       for (std::size_t i = 0; i < step.inputs.size(); ++i) {
         const std::uint16_t t = step.inputs[i];
         if (!made[t]) {  // a constant, first read here

@@ -95,6 +95,8 @@ struct StaticLayer {
   std::array<std::uint16_t, Outputs> outputs;
   StaticRegion scratch{};
   StaticRegion kept{};
+  /// The int8 rules of the network it came from (Network::arithmetic).
+  QuantizedArithmetic arithmetic = QuantizedArithmetic::Kiln;
 };
 
 namespace detail {
@@ -441,7 +443,7 @@ struct StaticStep<M, StaticLayer<Op, Type, Inputs, Outputs>> {
       out[o] = {output_infos[o], model.data_[layer.outputs[o]]};
     }
     KeptMemory kept(arena.subspan(layer.kept.offset, layer.kept.bytes));
-    const WorkloadInfo<Op> info{layer.params, input_infos, output_infos, constants, &kept};
+    const WorkloadInfo<Op> info{layer.params, input_infos, output_infos, constants, &kept, layer.arithmetic};
     auto& context = static_cast<typename Owner::context&>(model.context_);
     auto refuse = [&](const Status& s) { return s.with_context(str_cat("layer '", layer.name, "'")); };
     if constexpr (requires { W::is_supported(info); })

@@ -40,7 +40,10 @@ Status convert_resize_bilinear(Importer& im) {
   auto params =
       resize_params(im, *x, ops::ResizeMethod::Bilinear, (*options)->align_corners(), (*options)->half_pixel_centers());
   if (!params) return params.status();
-  // kiln interpolates 8-bit images in Float32 between conversions (TensorFlow Lite in 10-bit fixed point).
+  // 8-bit images of one quantisation in and out interpolate in TensorFlow Lite's 10-bit fixed point
+  // (RefBackend, tflite_recipes::bilinear); others in Float32 between conversions.
+  if (im.quantized_output() && x->info.quantization == im.output_info(0).quantization)
+    return im.add_as_output<ops::Resize>(*params, std::span(&*x, 1));
   auto in = im.dequantized(std::span(&*x, 1));
   if (!in) return in.status();
   auto out = im.add<ops::Resize>(*params, *in);

@@ -394,6 +394,7 @@ Status Importer::read(ImportedModel& imported) {
   graph_ = subgraphs->Get(0);
   if (!graph_->tensors()) return Status::error(ErrorCode::InvalidNetwork, "the model's subgraph has no tensors");
   network_ = &imported.network;
+  network_->set_arithmetic(QuantizedArithmetic::TfLite);  // LiteRT's integers, bit for bit (decision 0023)
   imported.opset = model_.version();
   imported.opset_name = "TensorFlow Lite schema";
   if (model_.description()) imported.producer = model_.description()->str();

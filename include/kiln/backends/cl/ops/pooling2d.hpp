@@ -52,6 +52,7 @@ requires(quantized::is_activation_type(T)) struct Workload<ops::Pooling2d, ClBac
     made->first_divisor_ = static_cast<cl_uint>(stage->divisors().first);
     made->y_zero_ = stage->zero_point();
     made->range_ = {stage->lo(), stage->hi()};
+    made->rounded_average_ = stage->rounded_average();
     return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
@@ -61,8 +62,11 @@ requires(quantized::is_activation_type(T)) struct Workload<ops::Pooling2d, ClBac
     return launch_(context, cl::NDRange(ys[3], ys[2], std::size_t{ys[0]} * ys[1]), input(in, 0),
                    opencl::buffer_of(out[0]), stages_, first_divisor_, xs[1], xs[2], ys[1], p.window.height,
                    p.window.width, p.stride.height, p.stride.width, p.padding.top, p.padding.bottom, p.padding.left,
-                   p.padding.right, cl_int{p.kind == ops::PoolingKind::Average}, cl_int{p.count_include_pad},
-                   in[0].info.quantization.offset, y_zero_, range_.lo, range_.hi);
+                   p.padding.right,
+                   cl_int{p.kind != ops::PoolingKind::Average ? 0
+                          : rounded_average_                  ? 2
+                                                              : 1},
+                   cl_int{p.count_include_pad}, in[0].info.quantization.offset, y_zero_, range_.lo, range_.hi);
   }
 
  private:
@@ -70,6 +74,7 @@ requires(quantized::is_activation_type(T)) struct Workload<ops::Pooling2d, ClBac
   cl_uint first_divisor_ = 1;
   cl_int y_zero_ = 0;
   quantized::OutputRange range_;
+  bool rounded_average_ = false;
 };
 
 }  // namespace kiln

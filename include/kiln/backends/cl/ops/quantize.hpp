@@ -15,9 +15,12 @@ namespace opencl {
 /// The OpenCL type of an 8-bit quantised tensor's elements.
 inline std::string_view quantized_type(DataType type) { return type == DataType::QAsymmU8 ? "uchar" : "char"; }
 
-/// An output stage as kernels read it: (multiplier, right shift), an int2 (kiln_requantize in
-/// kernels/common.cl).
-inline cl_int2 stage_of(const Requantization& m) { return {{m.multiplier, 31 - m.shift}}; }
+/// A requantization's right shift as kernels read it: in [1, 62], plus kiln_round_twice (128) for
+/// TensorFlow Lite's two roundings (kiln_requantize in kernels/common.cl).
+inline cl_int right_shift_of(const Requantization& m) { return (31 - m.shift) | (m.round_twice ? 128 : 0); }
+
+/// An output stage as kernels read it: (multiplier, right shift), an int2.
+inline cl_int2 stage_of(const Requantization& m) { return {{m.multiplier, right_shift_of(m)}}; }
 
 /// Output stages on the device, stage_of each.
 inline Expected<cl::Buffer> upload_output_stages(Context& context, std::span<const Requantization> multipliers) {
@@ -48,16 +51,22 @@ struct Workload<ops::Quantize, ClBackend, DataType::Float32> : opencl::Kernel<op
                            context.device().getInfo<CL_DEVICE_NAME>(), " does not offer; run it on CpuRef");
     const std::string options = detail::str_cat("-cl-fp32-correctly-rounded-divide-sqrt -DQUANTIZED=",
                                                 opencl::quantized_type(info.outputs[0].type));
-    return make<Workload>(info, context, "quantization", "quantize", options);
+    auto made = make<Workload>(info, context, "quantization", "quantize", options);
+    if (made) made->ties_away_ = info.arithmetic == QuantizedArithmetic::TfLite;
+    return made;
   }
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
     const QuantizationInfo& q = out[0].info.quantization;
     const QuantizedRange range = quantized_range(out[0].info.type);
     return launch_(context, opencl::elements_of(out[0].info), input(in, 0), opencl::buffer_of(out[0]), q.scales[0],
-                   q.offset, static_cast<float>(range.lo - q.offset), static_cast<float>(range.hi - q.offset));
+                   q.offset, static_cast<float>(range.lo - q.offset), static_cast<float>(range.hi - q.offset),
+                   cl_int{ties_away_});
   }
 
   using Kernel::Kernel;
+
+ private:
+  bool ties_away_ = false;  ///< TensorFlow Lite's rounding
 };
 
 template <DataType T>
@@ -96,7 +105,7 @@ requires(is_quantized(T)) struct Workload<ops::Requantize, ClBackend, T> : openc
   Status run(std::span<const ConstTensor> in, std::span<const Tensor> out, opencl::Context& context) const {
     const QuantizedRange range = quantized_range(out[0].info.type);
     return launch_(context, opencl::elements_of(out[0].info), input(in, 0), opencl::buffer_of(out[0]),
-                   in[0].info.quantization.offset, multiplier_.multiplier, 31 - multiplier_.shift,
+                   in[0].info.quantization.offset, multiplier_.multiplier, opencl::right_shift_of(multiplier_),
                    out[0].info.quantization.offset, range.lo, range.hi);
   }
 

@@ -116,6 +116,9 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::Pooling2d, T> {
     if (d.last - d.first >= max_divisors)
       return Status::error(ErrorCode::Unsupported, "runs int8 averages of windows of at most ", max_divisors,
                            " positions (or global ones); this one has ", d.last, " (it runs on CpuRef)");
+    if (info.arithmetic == QuantizedArithmetic::TfLite && info.params.kind == ops::PoolingKind::Average)
+      return Status::error(ErrorCode::Unsupported,
+                           "runs int8 averages in kiln's arithmetic; TensorFlow Lite's divide (it runs on CpuRef)");
     return Status::ok();
   }
   static Expected<Kernel> create(const WorkloadInfo<ops::Pooling2d>& info, Context&) {

@@ -18,7 +18,8 @@ struct Kernel<ops::Quantize, DataType::Float32> {
   static Status is_supported(const WorkloadInfo<ops::Quantize>& info) {
     return ref::require_per_tensor(info.outputs[0], ops::Quantize::name);
   }
-  explicit Kernel(const WorkloadInfo<ops::Quantize>&) {}
+  explicit Kernel(const WorkloadInfo<ops::Quantize>& info)
+      : ties_away_(info.arithmetic == QuantizedArithmetic::TfLite) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const float scale = out[0].info.quantization.scales[0];
@@ -34,13 +35,16 @@ struct Kernel<ops::Quantize, DataType::Float32> {
       for (alignas(64) std::array<std::int32_t, lanes> q; i + lanes <= end; i += lanes) {
         Vec v = Vec::load_unaligned(x + i) / Vec(scale);
         v = xsimd::min(xsimd::max(xsimd::select(xsimd::isnan(v), Vec(0.0f), v), lo), hi);
-        (round_to_int(v) + zero_point).store_aligned(q.data());
+        ((ties_away_ ? round_half_away_to_int(v) : round_to_int(v)) + zero_point).store_aligned(q.data());
         for (std::size_t lane = 0; lane < lanes; lane += Int8Dot::lanes)
           Int8Dot::store_bytes(Int8Dot::load(q.data() + lane), y + i + lane, Int8Dot::lanes);
       }
-      for (; i < end; ++i) y[i] = static_cast<std::uint8_t>(quantize(x[i], scale, zero_point, range));
+      for (; i < end; ++i) y[i] = static_cast<std::uint8_t>(quantize(x[i], scale, zero_point, range, ties_away_));
     });
   }
+
+ private:
+  bool ties_away_;  ///< TensorFlow Lite's rounding
 };
 
 /// A per-tensor conversion of 8-bit input as a table of its 256 possible values, indexed by byte.

@@ -30,6 +30,10 @@ inline namespace KILN_NEON_ISA {
 /// bits: the rounding term has no low half, so the low half cannot carry into the result. The
 /// vector code then works in 32-bit lanes, which it reads from high_rounding and high_shift.
 ///
+/// TensorFlow Lite's two roundings (Requantization::round_twice) add product_bias[j] (2^30, or 0
+/// for a right shift under 32) to the 64-bit product, or subtract it where the sum is negative,
+/// before the one rounding: only the 64-bit path computes that, so such a stage has no high halves.
+///
 /// Stores of two vectors at once narrow the values less the zero point to 16 bits with
 /// saturation, add the zero point with saturation and clamp the words to the output range: a
 /// value past a 16-bit limit is past the range on the same side, so the result is the same.
@@ -38,6 +42,7 @@ struct Int8OutputStage {
   const std::int32_t* right_shift;  ///< in [1, 62]
   const std::int32_t* high_rounding;
   const std::int32_t* high_shift;
+  const std::int32_t* product_bias;
   bool high_halves;     ///< every right shift is at least 33
   std::int64_t lo, hi;  ///< the output range less the zero point
   std::int32_t zero_point;
@@ -45,7 +50,9 @@ struct Int8OutputStage {
   /// Column j of one accumulator, the way every instruction set's vector code computes it.
   std::int32_t scalar(std::int32_t acc, std::size_t j) const {
     const int right = right_shift[j];
-    const std::int64_t shifted = (std::int64_t{acc} * multiplier[j] + (std::int64_t{1} << (right - 1))) >> right;
+    std::int64_t product = std::int64_t{acc} * multiplier[j];
+    if (product_bias[j] != 0) product += product < -product_bias[j] ? -product_bias[j] : product_bias[j];
+    const std::int64_t shifted = (product + (std::int64_t{1} << (right - 1))) >> right;
     return static_cast<std::int32_t>(std::clamp(shifted, lo, hi)) + zero_point;
   }
 };
@@ -166,14 +173,20 @@ struct Int8DotAvx512 {
     const __m512i even = _mm512_mul_epi32(acc, multiplier);
     const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), _mm512_srli_epi64(multiplier, 32));
     const __m512i right = _mm512_loadu_si512(s.right_shift + column);
+    const __m512i bias = _mm512_loadu_si512(s.product_bias + column);
     const __m512i one = _mm512_set1_epi64(1), lo = _mm512_set1_epi64(s.lo), hi = _mm512_set1_epi64(s.hi);
-    auto in_64_bit_lanes = [&](__m512i product, __m512i r) {
+    const __m512i low_halves = _mm512_set1_epi64(0xffffffff);
+    auto in_64_bit_lanes = [&](__m512i product, __m512i r, __m512i b) {
+      product = _mm512_add_epi64(product, b);
+      product = _mm512_mask_sub_epi64(product, _mm512_cmplt_epi64_mask(product, _mm512_setzero_si512()), product,
+                                      _mm512_add_epi64(b, b));
       const __m512i rounding = _mm512_sllv_epi64(one, _mm512_sub_epi64(r, one));
       const __m512i shifted = _mm512_srav_epi64(_mm512_add_epi64(product, rounding), r);
       return _mm512_min_epi64(_mm512_max_epi64(shifted, lo), hi);
     };
-    const __m512i even_y = in_64_bit_lanes(even, _mm512_and_si512(right, _mm512_set1_epi64(0xffffffff)));
-    const __m512i odd_y = in_64_bit_lanes(odd, _mm512_srli_epi64(right, 32));
+    const __m512i even_y =
+        in_64_bit_lanes(even, _mm512_and_si512(right, low_halves), _mm512_and_si512(bias, low_halves));
+    const __m512i odd_y = in_64_bit_lanes(odd, _mm512_srli_epi64(right, 32), _mm512_srli_epi64(bias, 32));
     return _mm512_mask_blend_epi32(0xAAAA, even_y, _mm512_slli_epi64(odd_y, 32));
   }
   static __mmask64 first_bytes(std::size_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
@@ -373,10 +386,13 @@ struct Int8Dot {
   }
   /// As the AVX-512 form's.
   static __m256i centred_in_64_bit_lanes(__m256i even, __m256i odd, const Int8OutputStage& s, std::size_t column) {
-    const __m256i right = load(s.right_shift + column);
+    const __m256i right = load(s.right_shift + column), bias = load(s.product_bias + column);
     const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256(), sixty_four = _mm256_set1_epi64x(64);
     const __m256i lo = _mm256_set1_epi64x(s.lo), hi = _mm256_set1_epi64x(s.hi);
-    auto in_64_bit_lanes = [&](__m256i product, __m256i r) {
+    const __m256i low_halves = _mm256_set1_epi64x(0xffffffff);
+    auto in_64_bit_lanes = [&](__m256i product, __m256i r, __m256i b) {
+      product = _mm256_add_epi64(product, b);
+      product = _mm256_sub_epi64(product, _mm256_and_si256(_mm256_cmpgt_epi64(zero, product), _mm256_add_epi64(b, b)));
       const __m256i sum = _mm256_add_epi64(product, _mm256_sllv_epi64(one, _mm256_sub_epi64(r, one)));
       // AVX2 has no 64-bit arithmetic shift: a logical one, with the sign's bits put back on top.
       const __m256i sign = _mm256_cmpgt_epi64(zero, sum);
@@ -384,8 +400,9 @@ struct Int8Dot {
       y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
       return _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
     };
-    const __m256i even_y = in_64_bit_lanes(even, _mm256_and_si256(right, _mm256_set1_epi64x(0xffffffff)));
-    const __m256i odd_y = in_64_bit_lanes(odd, _mm256_srli_epi64(right, 32));
+    const __m256i even_y =
+        in_64_bit_lanes(even, _mm256_and_si256(right, low_halves), _mm256_and_si256(bias, low_halves));
+    const __m256i odd_y = in_64_bit_lanes(odd, _mm256_srli_epi64(right, 32), _mm256_srli_epi64(bias, 32));
     return _mm256_blend_epi32(even_y, _mm256_slli_epi64(odd_y, 32), 0xAA);
   }
 };
@@ -497,10 +514,19 @@ struct Int8Dot {
   static Acc requantize_centred(Acc acc, const Int8OutputStage& s, std::size_t column) {
     const int32x4_t multiplier = vld1q_s32(s.multiplier + column);
     const int32x4_t minus_shift = vnegq_s32(vld1q_s32(s.right_shift + column));
-    const int64x2_t low =
-        vrshlq_s64(vmull_s32(vget_low_s32(acc), vget_low_s32(multiplier)), vmovl_s32(vget_low_s32(minus_shift)));
+    const int32x4_t bias = vld1q_s32(s.product_bias + column);
+    // TensorFlow Lite's bias, subtracted twice where the biased product is negative (its sign, shifted in).
+    auto biased = [](int64x2_t product, int32x2_t b) {
+      const int64x2_t wide = vmovl_s32(b);
+      product = vaddq_s64(product, wide);
+      return vsubq_s64(product, vandq_s64(vreinterpretq_s64_u64(vreinterpretq_u64_s64(vshrq_n_s64(product, 63))),
+                                          vshlq_n_s64(wide, 1)));
+    };
+    const int64x2_t low = vrshlq_s64(biased(vmull_s32(vget_low_s32(acc), vget_low_s32(multiplier)), vget_low_s32(bias)),
+                                     vmovl_s32(vget_low_s32(minus_shift)));
     const int64x2_t high =
-        vrshlq_s64(vmull_s32(vget_high_s32(acc), vget_high_s32(multiplier)), vmovl_s32(vget_high_s32(minus_shift)));
+        vrshlq_s64(biased(vmull_s32(vget_high_s32(acc), vget_high_s32(multiplier)), vget_high_s32(bias)),
+                   vmovl_s32(vget_high_s32(minus_shift)));
     const int32x4_t y = vcombine_s32(vqmovn_s64(low), vqmovn_s64(high));
     return vminq_s32(vmaxq_s32(y, vdupq_n_s32(static_cast<std::int32_t>(s.lo))),
                      vdupq_n_s32(static_cast<std::int32_t>(s.hi)));

@@ -81,6 +81,7 @@ class Int8OutputStages {
         right_shift_(columns, high_halves_from),
         high_rounding_(columns, 1),
         high_shift_(columns, 1),
+        product_bias_(columns, 0),
         lo_(std::int64_t{lo} - zero_point),
         hi_(std::int64_t{hi} - zero_point),
         zero_point_(zero_point) {}
@@ -89,7 +90,8 @@ class Int8OutputStages {
     const std::int32_t right_shift = 31 - r.shift;
     multiplier_[column] = r.multiplier;
     right_shift_[column] = right_shift;
-    high_halves_ = high_halves_ && right_shift >= high_halves_from;
+    product_bias_[column] = static_cast<std::int32_t>(r.product_bias());
+    high_halves_ = high_halves_ && right_shift >= high_halves_from && !r.round_twice;
     if (right_shift >= high_halves_from) {
       high_rounding_[column] = std::int32_t{1} << (right_shift - high_halves_from);
       high_shift_[column] = right_shift - 32;
@@ -101,6 +103,7 @@ class Int8OutputStages {
             right_shift_.data() + first,
             high_rounding_.data() + first,
             high_shift_.data() + first,
+            product_bias_.data() + first,
             high_halves_,
             lo_,
             hi_,
@@ -109,7 +112,7 @@ class Int8OutputStages {
 
  private:
   static constexpr std::int32_t high_halves_from = 33;
-  std::vector<std::int32_t> multiplier_, right_shift_, high_rounding_, high_shift_;
+  std::vector<std::int32_t> multiplier_, right_shift_, high_rounding_, high_shift_, product_bias_;
   bool high_halves_ = true;
   std::int64_t lo_ = 0, hi_ = 0;
   std::int32_t zero_point_ = 0;

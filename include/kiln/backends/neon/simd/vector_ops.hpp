@@ -33,6 +33,15 @@ inline xsimd::batch<std::int32_t> round_to_int(Vec v) {
 #endif
 }
 
+/// v rounded to the nearest integer, ties away from zero (std::round), for |v| < 2^22: v - trunc(v)
+/// is exact there.
+inline xsimd::batch<std::int32_t> round_half_away_to_int(Vec v) {
+  const Vec whole = xsimd::trunc(v), fraction = v - whole;
+  const Vec step =
+      xsimd::select(fraction >= Vec(0.5f), Vec(1.0f), xsimd::select(fraction <= Vec(-0.5f), Vec(-1.0f), Vec(0.0f)));
+  return xsimd::to_int(whole + step);
+}
+
 /// Copies n <= lanes floats as a few fixed-size moves (16, 8, 4, 2, 1 floats by the bits of n): a
 /// memcpy of a variable size is a library call, which cost more than the row of a narrow GEMM tile
 /// whose last columns it stored.

@@ -30,18 +30,20 @@ inline void store_8bit(const Tensor& t, std::uint64_t i, std::int32_t q) {
 
 template <>
 struct Workload<ops::Quantize, RefBackend, DataType::Float32> {
-  explicit Workload(const WorkloadInfo<ops::Quantize>& info) : scales_(info.outputs[0]) {}
+  explicit Workload(const WorkloadInfo<ops::Quantize>& info)
+      : scales_(info.outputs[0]), ties_away_(info.arithmetic == QuantizedArithmetic::TfLite) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
     const float* x = ref::floats(in[0]);
     const std::int32_t zero_point = out[0].info.quantization.offset;
     const QuantizedRange range = quantized_range(out[0].info.type);
     for (std::uint64_t i = 0; i < in[0].info.num_elements(); ++i)
-      ref::store_8bit(out[0], i, quantize(x[i], scales_(i), zero_point, range));
+      ref::store_8bit(out[0], i, quantize(x[i], scales_(i), zero_point, range, ties_away_));
   }
 
  private:
   ElementScales scales_;
+  bool ties_away_;  ///< TensorFlow Lite's rounding
 };
 
 /// Every input type Dequantize takes (ops::Dequantize::infer checks them).
@@ -92,8 +94,9 @@ class Int8Kernel {
 
 /// Requantize's multiplier, input scale / output scale, made at load.
 inline Expected<Requantization> requantize_multiplier(const WorkloadInfo<ops::Requantize>& info) {
-  return Requantization::from_real(static_cast<double>(info.inputs[0].quantization.scales[0]) /
-                                   info.outputs[0].quantization.scales[0]);
+  return Requantization::from_real(
+      static_cast<double>(info.inputs[0].quantization.scales[0]) / info.outputs[0].quantization.scales[0],
+      info.arithmetic);
 }
 
 }  // namespace ref

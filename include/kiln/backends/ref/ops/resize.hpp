@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reference Resize: every output pixel samples the input at its transformed coordinates. Nearest
 // moves elements, so it also runs on Float16 and 8-bit quantised tensors; bilinear computes in
-// Float32 (Float16 widened, its result rounded back).
+// Float32 (Float16 widened, its result rounded back), and on 8-bit tensors of a network in
+// TensorFlow Lite's arithmetic as TensorFlow Lite does (tflite_recipes::bilinear_weights).
 #pragma once
 
 #include <algorithm>
@@ -9,7 +10,9 @@
 #include <cstring>
 
 #include "kiln/backends/moved_elements.hpp"
+#include "kiln/backends/ref/ops/quantize.hpp"
 #include "kiln/backends/ref/ref_kernel.hpp"
+#include "kiln/backends/tflite_recipes.hpp"
 
 namespace kiln {
 
@@ -19,7 +22,8 @@ class ResizeKernel {
  public:
   explicit ResizeKernel(const WorkloadInfo<ops::Resize>& info) : params_(info.params) {}
   static Status is_supported(const WorkloadInfo<ops::Resize>& info) {
-    return info.inputs[0].type == DataType::Float16 ? Status::ok() : check_resize_types(info);
+    if (info.inputs[0].type == DataType::Float16 || tflite_recipes::is_integer_bilinear(info)) return Status::ok();
+    return check_resize_types(info);
   }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
@@ -41,6 +45,17 @@ class ResizeKernel {
             const std::int64_t ix = std::clamp<std::int64_t>(ops::Resize::nearest(params_.rounding, sx), 0, xs[2] - 1);
             std::memcpy(bytes(out[0]) + y_pixel * element, bytes(in[0]) + pixel(n, iy, ix) * element,
                         channels * element);
+            continue;
+          }
+          if (is_quantized(in[0].info.type)) {  // TensorFlow Lite's integer bilinear
+            const auto [iy, y0, y1] = tflite_recipes::bilinear_weights(params_, oy, xs[1], ys[1]);
+            const auto [ix, x0, x1] = tflite_recipes::bilinear_weights(params_, ox, xs[2], ys[2]);
+            for (std::uint32_t c = 0; c < channels; ++c)
+              store_8bit(out[0], y_pixel + c,
+                         tflite_recipes::bilinear(
+                             integer_at(in[0], pixel(n, y0, x0) + c), integer_at(in[0], pixel(n, y0, x1) + c),
+                             integer_at(in[0], pixel(n, y1, x0) + c), integer_at(in[0], pixel(n, y1, x1) + c),
+                             iy - 1024 * y0, ix - 1024 * x0));
             continue;
           }
           const bool half = in[0].info.type == DataType::Float16;

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""kiln's NeonBackend against LiteRT with XNNPACK on whole TensorFlow Lite models, side by side
+(issue #19).
+
+    /opt/kiln-bench-venv/bin/python bench/bench_tflite_models.py --kiln build/tools/kiln/kiln \\
+        --work /tmp/kiln_tflite [--only mobilenet_v2_int8,...] [--threads 1,2] [--rounds 3] \\
+        [--csv bench_tflite_models.csv]
+
+Makes the models first, into --work (kept between runs): the Keras models of
+tools/make_tflite_fixtures.py (DS-CNN, the U-Net, the MLP, MobileNet-v1 0.25 at 96x96 — person
+detection) and keras.applications' MobileNet-v2 1.0 at 224x224, each with seeded random weights,
+converted by TensorFlow to Float32 and to int8 (calibrated on 32 seeded inputs). Then, for every
+model and thread count, `kiln bench MODEL --backend neon --threads T` and bench/litert_bench.py
+(LiteRT's default resolver: XNNPACK for every operator it takes) run in turn, each in a process
+of its own, for --rounds rounds of alternating order (bench_models.side_by_side): the medians of
+the median latency, the load time and the peak RSS.
+
+Needs tensorflow-cpu and ai-edge-litert (PyPI, benchmark-time tools only). Writes bench CSV rows
+(case, variant, kiln_value, anchor, anchor_value, unit, ratio), ratio being LiteRT / kiln: above
+1, kiln is faster or smaller.
+"""
+import argparse
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+from bench_models import measure, side_by_side, write_csv  # noqa: E402
+
+
+def mobilenet_v2():
+    import tensorflow as tf
+    return tf.keras.applications.MobileNetV2((224, 224, 3), weights=None, classifier_activation=None)
+
+
+def make_models(work):
+    """Converts each model not yet in `work`; returns [(name, path)]."""
+    import make_tflite_fixtures as fixtures
+    builds = {"ds_cnn": fixtures.ds_cnn, "unet": fixtures.unet, "mlp": fixtures.mlp,
+              "person_detect": fixtures.person_detect, "mobilenet_v2": mobilenet_v2}
+    models = []
+    for name, build in builds.items():
+        for suffix, quantized in (("fp32", False), ("int8", True)):
+            path = os.path.join(work, f"{name}_{suffix}.tflite")
+            models.append((f"{name}_{suffix}", path))
+            if os.path.exists(path):
+                continue
+            import numpy as np
+            import tensorflow as tf
+            tf.keras.utils.set_random_seed(11)
+            rng = np.random.default_rng(11)
+            model = build()
+            fixtures.randomize_batch_norm(model, rng)
+            calibration = rng.standard_normal((32,) + tuple(model.inputs[0].shape[1:])).astype(np.float32)
+            os.makedirs(work, exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(fixtures.convert(model, calibration, quantized))
+            print(f"made {path}", flush=True)
+    return models
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kiln", required=True, help="the kiln tool (build/tools/kiln/kiln)")
+    parser.add_argument("--work", required=True, help="where the models are made (kept between runs)")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--iterations", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--only", default="", help="comma-separated model names (NAME_fp32, NAME_int8)")
+    parser.add_argument("--csv", default="bench_tflite_models.csv")
+    args = parser.parse_args()
+
+    models = make_models(args.work)
+    if args.only:
+        models = [m for m in models if m[0] in args.only.split(",")]
+    threads = [int(t) for t in args.threads.split(",")]
+    runs = [str(args.iterations), str(args.warmup)]
+    litert_bench = os.path.join(HERE, "litert_bench.py")
+
+    def commands(model, t):
+        return ([args.kiln, "bench", model, "--backend", "neon", "--threads", str(t), "--iterations", runs[0],
+                 "--warmup", runs[1]],
+                [sys.executable, litert_bench, model, str(t)] + runs)
+
+    # One untimed run of each at the most threads first (see bench_models.py).
+    if models:
+        for command in commands(models[0][1], max(threads)):
+            measure(command)
+    rows, failures = side_by_side(models, threads, args.rounds, commands, "LiteRT", "LiteRT+XNNPACK")
+    write_csv(args.csv, rows)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
