@@ -34,8 +34,8 @@ def main():
         times.append((time.perf_counter() - t0) * 1e3)
     times.sort()
     print(f"{model} on LiteRT: load {load_ms:.1f} ms; latency over {iterations} runs "
-          f"({warmup} warm-up): min {times[0]:.3f} ms, median {times[len(times) // 2]:.3f} ms, "
-          f"p90 {times[min(len(times) - 1, int(0.9 * len(times)))]:.3f} ms")
+          f"({warmup} warm-up): min {times[0]:.4f} ms, median {times[len(times) // 2]:.4f} ms, "
+          f"p90 {times[min(len(times) - 1, int(0.9 * len(times)))]:.4f} ms")
 
 
 if __name__ == "__main__":

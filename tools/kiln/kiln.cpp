@@ -249,7 +249,7 @@ int bench_command(const Arguments& args) {
     if (terminal) progress(i + 1, n);
   }
   const Latency l = summarize(times);
-  std::printf("%s on %s: load %.1f ms; latency over %d runs (%d warm-up): min %.3f ms, median %.3f ms, p90 %.3f ms\n",
+  std::printf("%s on %s: load %.1f ms; latency over %d runs (%d warm-up): min %.4f ms, median %.4f ms, p90 %.4f ms\n",
               args.positional[0].c_str(), args.get("backend").value_or("every available backend").c_str(),
               (*session)->load_ms(), n, static_cast<int>(*warmup), l.min, l.median, l.p90);
   return 0;
