@@ -10,7 +10,9 @@
 Makes the models first, into --work (kept between runs): the Keras models of
 tools/make_tflite_fixtures.py (DS-CNN, the U-Net, the MLP, MobileNet-v1 0.25 at 96x96 — person
 detection) and keras.applications' MobileNet-v2 1.0 at 224x224, each with seeded random weights,
-converted by TensorFlow to Float32 and to int8 (calibrated on 32 seeded inputs). Then, for every
+converted by TensorFlow to Float32 and to int8 (calibrated on 32 seeded inputs). It checks that
+kiln (ref and neon) gives the outputs of LiteRT's reference kernels on one seeded input of each
+(int8 bit for bit; Float32 within rtol 1e-4, atol 1e-5), and stops if not. Then, for every
 model and thread count, `kiln bench MODEL --backend neon --threads T` and bench/litert_bench.py
 (LiteRT's default resolver: XNNPACK for every operator it takes) run in turn, each in a process
 of its own, for --rounds rounds of alternating order (bench_models.side_by_side): the medians of
@@ -79,6 +81,39 @@ def make_models(work):
     return models
 
 
+def agree(kiln, models, work):
+    """Checks that kiln (RefBackend and NeonBackend) gives LiteRT's reference kernels' outputs on
+    one seeded input of each model: bit for bit for int8 models, within rtol 1e-4 and atol 1e-5
+    for Float32 ones (the committed fixtures' bar, here on the models too large to commit)."""
+    import subprocess
+    import numpy as np
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    ok = True
+    for name, path in models:
+        interpreter = Interpreter(model_path=path, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        interpreter.allocate_tensors()
+        detail = interpreter.get_input_details()[0]
+        x = np.random.default_rng(5).standard_normal(detail["shape"]).astype(np.float32)
+        interpreter.set_tensor(detail["index"], x)
+        interpreter.invoke()
+        expected = [interpreter.get_tensor(o["index"]) for o in interpreter.get_output_details()]
+        np.save(os.path.join(work, "input.npy"), x)
+        for backend in ("ref", "neon"):
+            got_paths = [os.path.join(work, f"output_{backend}_{i}.npy") for i in range(len(expected))]
+            subprocess.run([kiln, "run", path, "--backend", backend, "--input", os.path.join(work, "input.npy")] +
+                           [arg for p in got_paths for arg in ("--output", p)], check=True, capture_output=True)
+            error, good = 0.0, True
+            for got_path, want in zip(got_paths, expected):
+                got = np.load(got_path)
+                error = max(error, float(np.abs(got - want).max()))
+                good = good and (error == 0.0 if name.endswith("int8") else bool(
+                    np.all(np.abs(got - want) <= 1e-5 + 1e-4 * np.abs(want))))
+            ok = ok and good
+            print(f"{name:<22} {backend:<5} max abs error against LiteRT's reference kernels {error:.3g}"
+                  f"{'' if good else '  FAIL'}", flush=True)
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kiln", required=True, help="the kiln tool (build/tools/kiln/kiln)")
@@ -103,6 +138,8 @@ def main():
                  "--warmup", runs[1]],
                 [sys.executable, litert_bench, model, str(t)] + runs)
 
+    if not agree(args.kiln, models, args.work):
+        return 1
     # One untimed run of each at the most threads first (see bench_models.py).
     if models:
         for command in commands(models[0][1], max(threads)):

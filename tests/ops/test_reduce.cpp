@@ -80,6 +80,24 @@ TEMPLATE_LIST_TEST_CASE("Reduce in int8: sums, means and extremes requantized (h
                                   {TestTensor::q8({2}, DataType::QAsymmS8, {{0.5f}, 0, {}}, {-4, 127})});
 }
 
+TEMPLATE_LIST_TEST_CASE("Reduce mean in TensorFlow Lite's int8 arithmetic: its count multiplier and two roundings",
+                        "[ops][reduce][int8]", tested_backends) {
+  // Nine elements summing to 13 at one scale in and out: 13 / 9 = 1.44. TensorFlow Lite's
+  // multiplier is 1 (2^30 x 2^(1 - 31)) shifted left 3 bits and divided by 9, 954437176 x 2^-33;
+  // its first rounding takes 13 x that to 5.78 / 4, rounded to 6 / 4 = 1.5, the second to 2. kiln's
+  // arithmetic rounds 1.44 once: 1.
+  const QuantizationInfo q{{0.5f}, 0, {}};
+  const auto x = TestTensor::q8({1, 9}, DataType::QAsymmS8, q, {1, 2, 3, 0, 1, 2, 3, 0, 1});
+  const ops::Reduce::Params mean{ops::ReduceOperation::Mean, {1}, false};
+  auto tflite =
+      run_op<ops::Reduce, TestType>(mean, {x}, 0, nullptr, {{DataType::QAsymmS8, q}}, QuantizedArithmetic::TfLite);
+  REQUIRE(tflite);
+  CHECK(tflite->front().integers() == std::vector<std::int32_t>{2});
+  auto kiln = run_op<ops::Reduce, TestType>(mean, {x}, 0, nullptr, {{DataType::QAsymmS8, q}});
+  REQUIRE(kiln);
+  CHECK(kiln->front().integers() == std::vector<std::int32_t>{1});
+}
+
 TEMPLATE_LIST_TEST_CASE("Reduce in int8 is bit-exact with RefBackend over kept and reduced innermost axes",
                         "[ops][reduce][int8]", accelerated_backends) {
   using O = ops::ReduceOperation;

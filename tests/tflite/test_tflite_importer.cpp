@@ -34,6 +34,19 @@ class ModelBuilder {
     }
     return tensor_in_buffer(name, std::move(shape), type, buffer);
   }
+  /// A quantised tensor (one scale and zero point); `bytes`, when given, is its constant value.
+  int quantized(const std::string& name, std::vector<int> shape, format::TensorType type, float scale,
+                std::int64_t zero_point, const std::vector<std::uint8_t>& bytes = {}) {
+    std::uint32_t buffer = 0;
+    if (!bytes.empty()) {
+      buffers_.push_back(format::CreateBuffer(fbb_, fbb_.CreateVector(bytes)));
+      buffer = static_cast<std::uint32_t>(buffers_.size() - 1);
+    }
+    auto q = format::CreateQuantizationParameters(fbb_, 0, 0, fbb_.CreateVector(std::vector<float>{scale}),
+                                                  fbb_.CreateVector(std::vector<std::int64_t>{zero_point}));
+    tensors_.push_back(format::CreateTensor(fbb_, fbb_.CreateVector(shape), type, buffer, fbb_.CreateString(name), q));
+    return static_cast<int>(tensors_.size() - 1);
+  }
   /// An INT32 constant.
   int ints(const std::string& name, std::vector<int> shape, const std::vector<std::int32_t>& values) {
     std::vector<float> bits(values.size());
@@ -103,6 +116,7 @@ TEST_CASE("A TensorFlow Lite ADD with a fused ReLU and a constant operand import
   CHECK(model->inputs[0].name == "x");
   CHECK(model->outputs[0].info.shape == kiln::TensorShape{1, 2, 2, 1});
   CHECK(model->producer == "kiln test");
+  CHECK(model->network.arithmetic() == kiln::QuantizedArithmetic::TfLite);  // decision 0023
   CHECK(run(*model, {1, 2, 3, -4}) == std::vector<float>{0, 0.5f, 1.5f, 0});
 }
 
@@ -173,6 +187,31 @@ TEST_CASE("A TensorFlow Lite TRANSPOSE_CONV makes the output shape it is given",
                                                          3.5f, 3.5f, 4.5f, 4.5f, 0.5f,
                                                          0.5f, 0.5f, 0.5f, 0.5f, 0.5f});
   // clang-format on
+}
+
+TEST_CASE("A legacy uint8 TensorFlow Lite CONV_2D, weights with a zero point, runs in Float32 between conversions",
+          "[tflite]") {
+  // x = 2, -2 (uint8 132, 124 at 0.5, zero point 128); the weight 0.5 (130 at 0.25, zero point 128)
+  // and the bias 0.5 (4 at 0.125): 1.5 and -0.5, which the output's uint8 (0.25, zero point 100)
+  // holds exactly as 106 and 98.
+  ModelBuilder b;
+  using T = format::TensorType;
+  const int x = b.tensor("x", {1, 1, 2, 1});
+  const int xq = b.quantized("xq", {1, 1, 2, 1}, T::UINT8, 0.5f, 128);
+  const int w = b.quantized("w", {1, 1, 1, 1}, T::UINT8, 0.25f, 128, {130});
+  const std::int32_t bias_value = 4;
+  std::vector<std::uint8_t> bias_bytes(4);
+  std::memcpy(bias_bytes.data(), &bias_value, 4);
+  const int bias = b.quantized("bias", {1}, T::INT32, 0.125f, 0, bias_bytes);
+  const int yq = b.quantized("yq", {1, 1, 2, 1}, T::UINT8, 0.25f, 100);
+  const int y = b.tensor("y", {1, 1, 2, 1});
+  b.op(format::BuiltinOperator::QUANTIZE, {x}, {xq});
+  b.op(format::BuiltinOperator::CONV_2D, {xq, w, bias}, {yq}, format::BuiltinOptions::Conv2DOptions,
+       format::CreateConv2DOptions(b.fbb(), format::Padding::VALID, 1, 1).Union());
+  b.op(format::BuiltinOperator::DEQUANTIZE, {yq}, {y});
+  auto model = kiln::tflite::import_model(b.finish({x}, {y}));
+  REQUIRE(model);
+  CHECK(run(*model, {2.0f, -2.0f}) == std::vector<float>{1.5f, -0.5f});
 }
 
 TEST_CASE("A TensorFlow Lite SPLIT gives each part, and operators nothing reads are left out", "[tflite]") {

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kiln/backends/quantized_layer.hpp"
+#include "kiln/backends/tflite_recipes.hpp"
 #include "kiln/ops/reduce.hpp"
 
 namespace kiln::quantized {
@@ -17,14 +18,18 @@ inline constexpr std::uint64_t max_reduce_count = std::uint64_t{1} << 23;
 /// over the reduced elements (Sum, Mean) or their max or min less zx, times sx / (sy x divisor)
 /// (the divisor is the count for Mean, else 1), rounded once (ties up), plus the output zero
 /// point, saturated. A max or min of one scale and zero point in and out is that element itself.
+/// In TensorFlow Lite's arithmetic a mean's multiplier is TensorFlow Lite's (tflite_recipes::
+/// mean_multiplier: sx / sy, then divided by the count in integers).
 class ReduceStage {
  public:
   static Expected<ReduceStage> make(const WorkloadInfo<ops::Reduce>& info) {
     const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
     const std::uint64_t count = ops::Reduce::reduced_count(info.params, x.shape);
-    const double divisor = info.params.operation == ops::ReduceOperation::Mean ? static_cast<double>(count) : 1.0;
-    auto m = Requantization::from_real(
-        static_cast<double>(x.quantization.scales[0]) / y.quantization.scales[0] / divisor, info.arithmetic);
+    const bool mean = info.params.operation == ops::ReduceOperation::Mean;
+    const double rescale = static_cast<double>(x.quantization.scales[0]) / y.quantization.scales[0];
+    auto m = mean && info.arithmetic == QuantizedArithmetic::TfLite
+                 ? tflite_recipes::mean_multiplier(rescale, count)
+                 : Requantization::from_real(rescale / (mean ? static_cast<double>(count) : 1.0), info.arithmetic);
     if (!m) return m.status();
     ReduceStage stage;
     stage.multiplier_ = *m;

@@ -101,6 +101,21 @@ constexpr std::int32_t average(std::int64_t sum, std::int64_t count) noexcept {
   return static_cast<std::int32_t>(sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count);
 }
 
+/// TensorFlow Lite's multiplier for an int8 MEAN of `count` elements (reference_ops::
+/// QuantizedMeanOrSum): sx / sy as a multiplier and shift, the multiplier then shifted left by
+/// floor(log2 count) bits (at most 32, and not past a shift of -31) and divided by the count,
+/// truncating. Applied, with two roundings, to the sum of (x - zx).
+inline Expected<Requantization> mean_multiplier(double rescale, std::uint64_t count) {
+  auto m = Requantization::from_real(rescale, QuantizedArithmetic::TfLite);
+  if (!m || count == 0) return m;
+  int bits = 0;
+  while ((count >> (bits + 1)) != 0) ++bits;
+  bits = std::min({bits, 32, 31 + int{m->shift}});
+  m->multiplier = static_cast<std::int32_t>((std::int64_t{m->multiplier} << bits) / static_cast<std::int64_t>(count));
+  m->shift = static_cast<std::int16_t>(m->shift - bits);
+  return m;
+}
+
 /// Whether a Resize is a bilinear one of 8-bit tensors of one quantisation in a network in TensorFlow
 /// Lite's arithmetic, which interpolates their integers in 10-bit fixed point (ResizeBilinearInteger).
 inline bool is_integer_bilinear(const WorkloadInfo<ops::Resize>& info) {

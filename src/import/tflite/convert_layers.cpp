@@ -56,6 +56,20 @@ Expected<std::vector<Held>> inputs_of(Importer& im, std::size_t count) {
   return inputs;
 }
 
+/// Adds an Op layer with weights as the operator's output: an int8 layer when its weights are
+/// symmetric int8 (or it is Float32); else (the uint8 weights with zero points of legacy uint8
+/// models) in Float32 between Dequantizes and a Quantize, which kiln's int8 layers do not define.
+template <OpDescriptor Op>
+Status add_with_weights(Importer& im, typename Op::Params params, std::span<const Held> inputs) {
+  if (!im.quantized_output() || inputs[1].info.type == DataType::QSymmS8)
+    return im.add_as_output<Op>(std::move(params), inputs);
+  auto in = im.dequantized(inputs);
+  if (!in) return in.status();
+  auto out = im.add<Op>(std::move(params), *in);
+  if (!out) return out.status();
+  return im.set_float_output(out->front());
+}
+
 }  // namespace
 
 Status convert_conv_2d(Importer& im) {
@@ -74,8 +88,8 @@ Status convert_conv_2d(Importer& im) {
   if (!window) return window.status();
   auto activation = im.fused(o.fused_activation_function());
   if (!activation) return activation.status();
-  return im.add_as_output<ops::Convolution2d>(
-      {window->padding, window->stride, window->dilation, x[3] / w[3], *activation}, *inputs);
+  return add_with_weights<ops::Convolution2d>(
+      im, {window->padding, window->stride, window->dilation, x[3] / w[3], *activation}, *inputs);
 }
 
 Status convert_depthwise_conv_2d(Importer& im) {
@@ -95,8 +109,8 @@ Status convert_depthwise_conv_2d(Importer& im) {
   if (!window) return window.status();
   auto activation = im.fused(o.fused_activation_function());
   if (!activation) return activation.status();
-  return im.add_as_output<ops::DepthwiseConvolution2d>({window->padding, window->stride, window->dilation, *activation},
-                                                       *inputs);
+  return add_with_weights<ops::DepthwiseConvolution2d>(
+      im, {window->padding, window->stride, window->dilation, *activation}, *inputs);
 }
 
 Status convert_fully_connected(Importer& im) {
@@ -123,7 +137,7 @@ Status convert_fully_connected(Importer& im) {
   }
   auto activation = im.fused(o.fused_activation_function());
   if (!activation) return activation.status();
-  return im.add_as_output<ops::FullyConnected>({*activation}, *inputs);
+  return add_with_weights<ops::FullyConnected>(im, {*activation}, *inputs);
 }
 
 Status convert_transpose_conv(Importer& im) {
