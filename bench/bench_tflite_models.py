@@ -24,6 +24,7 @@ Needs tensorflow-cpu and ai-edge-litert (PyPI, benchmark-time tools only). Write
 """
 import argparse
 import os
+import subprocess
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -85,7 +86,6 @@ def agree(kiln, models, work):
     """Checks that kiln (RefBackend and NeonBackend) gives LiteRT's reference kernels' outputs on
     one seeded input of each model: bit for bit for int8 models, within rtol 1e-4 and atol 1e-5
     for Float32 ones (the committed fixtures' bar, here on the models too large to commit)."""
-    import subprocess
     import numpy as np
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
     ok = True
@@ -124,11 +124,21 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated model names (NAME_fp32, NAME_int8)")
     parser.add_argument("--csv", default="bench_tflite_models.csv")
+    parser.add_argument("--prepare", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
-    models = make_models(args.work)
+    models = [(f"{name}_{suffix}", os.path.join(args.work, f"{name}_{suffix}.tflite"))
+              for name in NAMES for suffix in ("fp32", "int8")]
     if args.only:
         models = [m for m in models if m[0] in args.only.split(",")]
+    if args.prepare:
+        make_models(args.work)
+        return 0 if agree(args.kiln, models, args.work) else 1
+    # Making and checking the models imports TensorFlow, LiteRT and numpy: in a process of its own,
+    # or every process this one starts would count their memory in its peak RSS.
+    if subprocess.run([sys.executable, os.path.abspath(__file__), "--prepare", "--kiln", args.kiln, "--work",
+                       args.work, "--only", args.only]).returncode != 0:
+        return 1
     threads = [int(t) for t in args.threads.split(",")]
     runs = [str(args.iterations), str(args.warmup)]
     litert_bench = os.path.join(HERE, "litert_bench.py")
@@ -138,8 +148,6 @@ def main():
                  "--warmup", runs[1]],
                 [sys.executable, litert_bench, model, str(t)] + runs)
 
-    if not agree(args.kiln, models, args.work):
-        return 1
     # One untimed run of each at the most threads first (see bench_models.py).
     if models:
         for command in commands(models[0][1], max(threads)):
