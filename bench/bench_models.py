@@ -25,6 +25,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 
 LINE = re.compile(r"load (?P<load>[\d.]+) ms; latency over \d+ runs \(\d+ warm-up\): min (?P<min>[\d.]+) ms, "
                   r"median (?P<median>[\d.]+) ms, p90 (?P<p90>[\d.]+) ms")
@@ -42,6 +43,22 @@ def measure(command):
     figures = {key: float(value) for key, value in found.groupdict().items()}
     figures["rss"] = usage.ru_maxrss / 1024.0
     return figures
+
+
+def time_and_report(model, engine, load_ms, run, iterations, warmup):
+    """Times `run` (warmup untimed calls, then `iterations` timed ones) and prints the line `kiln bench`
+    prints, for the anchors' scripts (ort_bench.py, litert_bench.py)."""
+    for _ in range(warmup):
+        run()
+    times = []
+    for _ in range(iterations):
+        t0 = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    print(f"{model} on {engine}: load {load_ms:.1f} ms; latency over {iterations} runs "
+          f"({warmup} warm-up): min {times[0]:.4f} ms, median {times[len(times) // 2]:.4f} ms, "
+          f"p90 {times[min(len(times) - 1, int(0.9 * len(times)))]:.4f} ms")
 
 
 def write_csv(path, rows):

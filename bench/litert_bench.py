@@ -9,11 +9,15 @@ Load is the interpreter made from the file and its tensors allocated (XNNPACK's 
 its weights packed), as kiln's load is import, optimisation and loading from the file. Runs under a
 Python with `ai-edge-litert` and numpy (PyPI; a benchmark-time tool, never a dependency of kiln).
 """
+import os
 import sys
 import time
 
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_models import time_and_report  # noqa: E402
 
 
 def main():
@@ -25,17 +29,7 @@ def main():
     rng = np.random.default_rng(2026)
     for detail in interpreter.get_input_details():
         interpreter.set_tensor(detail["index"], rng.random(detail["shape"], dtype=np.float32).astype(detail["dtype"]))
-    for _ in range(warmup):
-        interpreter.invoke()
-    times = []
-    for _ in range(iterations):
-        t0 = time.perf_counter()
-        interpreter.invoke()
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    print(f"{model} on LiteRT: load {load_ms:.1f} ms; latency over {iterations} runs "
-          f"({warmup} warm-up): min {times[0]:.4f} ms, median {times[len(times) // 2]:.4f} ms, "
-          f"p90 {times[min(len(times) - 1, int(0.9 * len(times)))]:.4f} ms")
+    time_and_report(model, "LiteRT", load_ms, interpreter.invoke, iterations, warmup)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,15 @@ Load is session creation from the file (graph optimisations included), as kiln's
 optimisation and loading from the file. Runs under the Python that has `onnxruntime` (PyPI; a
 benchmark-time tool, never a dependency of kiln).
 """
+import os
 import sys
 import time
 
 import numpy as np
 import onnxruntime as ort
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_models import time_and_report  # noqa: E402
 
 
 def main():
@@ -28,17 +32,7 @@ def main():
     rng = np.random.default_rng(2026)
     feeds = {i.name: rng.random([d if isinstance(d, int) else 1 for d in i.shape], dtype=np.float32)
              for i in session.get_inputs()}
-    for _ in range(warmup):
-        session.run(None, feeds)
-    times = []
-    for _ in range(iterations):
-        t0 = time.perf_counter()
-        session.run(None, feeds)
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    print(f"{model} on onnxruntime {ort.__version__}: load {load_ms:.1f} ms; latency over {iterations} runs "
-          f"({warmup} warm-up): min {times[0]:.4f} ms, median {times[len(times) // 2]:.4f} ms, "
-          f"p90 {times[min(len(times) - 1, int(0.9 * len(times)))]:.4f} ms")
+    time_and_report(model, f"onnxruntime {ort.__version__}", load_ms, lambda: session.run(None, feeds), iterations, warmup)
 
 
 if __name__ == "__main__":

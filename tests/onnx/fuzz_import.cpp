@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: any bytes through the ONNX importer, and what it accepts through the optimizer.
 // Every input must end in a Status or a network, never in a crash, a leak or undefined behaviour.
-// Build and run: sh tools/fuzz_onnx.sh SECONDS (clang, -fsanitize=fuzzer,address,undefined).
+// Build and run: sh tools/fuzz.sh onnx SECONDS (clang, -fsanitize=fuzzer,address,undefined).
 #include <cstddef>
 #include <cstdint>
 

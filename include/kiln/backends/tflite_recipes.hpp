@@ -38,7 +38,7 @@ constexpr std::int32_t rounding_divide_by_power_of_two(std::int32_t x, int expon
   return (x >> exponent) + ((x & mask) > threshold ? 1 : 0);
 }
 
-constexpr std::int32_t saturate_16(std::int32_t v) noexcept { return std::clamp(v, -32768, 32767); }
+constexpr std::int32_t saturate_16(std::int32_t v) noexcept { return std::clamp<std::int32_t>(v, -32768, 32767); }
 
 /// A 31-bit multiplier's 16-bit form (TensorFlow Lite's DownScaleInt32ToInt16Multiplier).
 constexpr std::int32_t multiplier_16(std::int32_t multiplier) noexcept {
@@ -136,7 +136,8 @@ inline BilinearWeights bilinear_weights(const ops::Resize::Params& p, std::int32
     scale = ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
   const std::int32_t position =
       p.transform == ops::CoordinateTransform::HalfPixel ? o * scale + scale / 2 - (1 << 9) : o * scale;
-  return {position, std::max(position / (1 << 10), 0), std::min((position + (1 << 10) - 1) / (1 << 10), in - 1)};
+  return {position, std::max<std::int32_t>(position / (1 << 10), 0),
+          std::min<std::int32_t>((position + (1 << 10) - 1) / (1 << 10), in - 1)};
 }
 
 /// The interpolation of four integers at fractions fy, fx (in 1/1024ths) past the first row and
