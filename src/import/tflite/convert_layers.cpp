@@ -182,23 +182,16 @@ Status convert_transpose_conv(Importer& im) {
     *extra[d] = static_cast<std::uint32_t>(out - full);
   }
   // int8 with symmetric weights and an int32 bias as an int8 layer (RefBackend's); other 8-bit ones
-  // in Float32 between conversions.
+  // in Float32 between conversions (set_float_output quantizes only an 8-bit output).
   const bool int8_layer = im.quantized_output() && inputs[1].info.type == DataType::QSymmS8 &&
                           (inputs.size() < 3 || inputs[2].info.type == DataType::Signed32);
-  if (int8_layer) {
-    auto out = im.add<ops::TransposeConvolution2d>(params, inputs, true);
-    if (!out) return out.status();
-    auto activated = im.activated(out->front(), o.fused_activation_function());
-    if (!activated) return activated.status();
-    return im.set_output(0, *activated);
-  }
-  auto in = im.dequantized(inputs);
+  auto in = int8_layer ? Expected<std::vector<Held>>(inputs) : im.dequantized(inputs);
   if (!in) return in.status();
-  auto out = im.add<ops::TransposeConvolution2d>(params, *in);
+  auto out = im.add<ops::TransposeConvolution2d>(params, *in, int8_layer);
   if (!out) return out.status();
   auto activated = im.activated(out->front(), o.fused_activation_function());
   if (!activated) return activated.status();
-  return im.set_float_output(*activated);
+  return int8_layer ? im.set_output(0, *activated) : im.set_float_output(*activated);
 }
 
 Status convert_batch_matmul(Importer& im) {
