@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Convolution2d: hand-computed cases, PyTorch fixtures (stride, dilation, padding, groups), errors.
 #include "support/fixtures.hpp"
+#if KILN_WITH_NEON && !KILN_NEON_DISPATCH
+#include "kiln/backends/neon/simd/winograd.hpp"
+#endif
 
 using namespace kiln;
 using namespace kiln::test;
@@ -130,6 +133,28 @@ TEMPLATE_LIST_TEST_CASE("Convolution2d 3x3 stride 1 with many channels (Winograd
     check_against_ref<ops::Convolution2d, TestType>(c.params, {x, w, b}, 1e-5, 1e-7 * 9 * c.input[3] * 2);
   }
 }
+
+// The choice is made in this translation unit's instruction set only where the kernels are compiled
+// into it (not in the dispatching build).
+#if KILN_WITH_NEON && !KILN_NEON_DISPATCH
+TEST_CASE("NeonBackend takes Winograd where its U fits in L2 or enough tiles share it", "[ops][convolution2d][neon]") {
+  using neon::Winograd3x3;
+  const ops::Convolution2d::Params same{.padding = {1, 1, 1, 1}};
+  auto suits = [&](std::uint32_t side, std::uint32_t in, std::uint32_t out, const ops::Convolution2d::Params& p) {
+    return Winograd3x3::suits({out, 3, 3, in}, p, {1, side, side, out});
+  };
+  // ResNet-18's 3x3 layers: U = 16 x in x out floats of 256 KiB, 1 MiB, 4 MiB, 16 MiB; 784, 196,
+  // 49 and 16 tiles of 2x2 outputs.
+  CHECK(suits(56, 64, 64, same));
+  CHECK(suits(28, 128, 128, same));
+  CHECK_FALSE(suits(14, 256, 256, same));
+  CHECK_FALSE(suits(7, 512, 512, same));
+  CHECK(suits(16, 256, 256, same));     // 64 tiles share a 4 MiB U
+  CHECK(suits(13, 64, 256, same));      // SqueezeNet's last expand: 49 tiles, U of exactly 1 MiB
+  CHECK_FALSE(suits(56, 8, 64, same));  // too few input channels for the transforms to pay
+  CHECK_FALSE(suits(56, 64, 64, {.padding = {1, 1, 1, 1}, .stride = {2, 2}}));
+}
+#endif
 
 namespace {
 QuantizationInfo conv_quantization(std::vector<float> scales, std::int32_t zero_point,

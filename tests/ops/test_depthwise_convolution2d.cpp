@@ -70,6 +70,11 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches RefBackend on odd shapes
        3,
        3,
        {.padding = {1, 1, 1, 1}, .activation = ops::Activation::Params{ops::ActivationFunction::ELU, 1.0f}}},
+      // Rows walked in groups of four pixels and the ones left, with and without edges.
+      {{1, 5, 23, 16}, 3, 3, {}},
+      {{1, 3, 3, 16}, 5, 5, {.padding = {2, 2, 2, 2}}},  // every window crosses an edge
+      {{1, 9, 27, 20}, 5, 5, {.padding = {2, 1, 1, 2}, .stride = {2, 2}}},
+      {{2, 6, 30, 48}, 3, 3, {.padding = {1, 1, 1, 1}, .stride = {2, 2}, .activation = ops::Activation::relu6()}},
   };
   for (const Case& c : cases) {
     INFO("input " << c.input.to_string() << ", kernel " << c.kh << "x" << c.kw);

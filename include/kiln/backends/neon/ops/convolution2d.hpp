@@ -204,7 +204,7 @@ class GemmConvolution {
 };
 
 /// Deviation from Ref: weights are packed at load, so they (and the bias) must be constants.
-/// 3x3 stride 1 with enough channels by Winograd F(2x2, 3x3), the rest by GemmConvolution.
+/// 3x3 stride 1 where Winograd3x3::suits by Winograd F(2x2, 3x3), the rest by GemmConvolution.
 template <>
 struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convolution2d> {
   static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
@@ -215,7 +215,7 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
   explicit Kernel(const WorkloadInfo<ops::Convolution2d>& info)
       : Float32Kernel(info), output_shape_(info.outputs[0].shape) {
     const TensorShape& ws = info.inputs[1].shape;
-    if (Winograd3x3::suits(ws, params_))
+    if (Winograd3x3::suits(ws, params_, output_shape_))
       winograd_ =
           Winograd3x3(static_cast<const float*>(info.constants[1]),
                       info.inputs.size() > 2 ? static_cast<const float*>(info.constants[2]) : nullptr, ws[0], ws[3]);
@@ -239,7 +239,7 @@ struct Kernel<ops::Convolution2d, DataType::Float32> : Float32Kernel<ops::Convol
 
  private:
   TensorShape output_shape_;
-  std::optional<Winograd3x3> winograd_;  // 3x3 stride 1 with enough channels; gemm_ otherwise
+  std::optional<Winograd3x3> winograd_;  // where Winograd3x3::suits; gemm_ otherwise
   GemmConvolution<float> gemm_;
 };
 

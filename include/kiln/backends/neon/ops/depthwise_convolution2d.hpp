@@ -197,24 +197,58 @@ class DepthwiseConvolution {
                              load(&weights_[(ky * kw + kx) * channels + c]), acc);
       store(y + ox * channels + c, clamp_lanes(acc, lo, hi));
     };
-    walk_row<K>(out_width, interior, ky0 == 0 && ky1 == std::ptrdiff_t{K}, border_pixel, [&] {
-      V w[std::max(K * K, 1u)];
+    if constexpr (K == 0) {
+      for (std::ptrdiff_t ox = 0; ox < out_width; ++ox) border_pixel(ox);
+    } else {
+      V w[K * K];
 #pragma GCC unroll 25
       for (std::size_t t = 0; t < K * K; ++t) w[t] = load(&weights_[t * channels + c]);
-      return [&, w](std::ptrdiff_t ox) {
-        const E* window =
-            x +
-            (y0 * width + ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left)) * channels +
-            c;
+      // The window's taps unrolled with the weights in registers; at the input's edges only those
+      // inside, in the same order.
+      auto border_pixel_unrolled = [&](std::ptrdiff_t ox) {
+        const std::ptrdiff_t x0 = ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left);
+        const std::ptrdiff_t kx0 = first_tap(x0, 1), kx1 = end_tap(x0, 1, K, width);
         V acc = bias;
 #pragma GCC unroll 5
         for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
 #pragma GCC unroll 5
           for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{K}; ++kx)
-            acc = multiply_add(load(window + (ky * width + kx) * channels), w[ky * K + kx], acc);
+            if (ky >= ky0 && ky < ky1 && kx >= kx0 && kx < kx1)
+              acc = multiply_add(load(x + ((y0 + ky) * width + x0 + kx) * channels + c), w[ky * K + kx], acc);
         store(y + ox * channels + c, clamp_lanes(acc, lo, hi));
       };
-    });
+      // Pixels whose window rows lie inside the input row, in groups of P along the row: each input
+      // column a group's windows share is loaded once, and the group's P sums are independent
+      // chains. Kernel rows outside the input (the same for the whole row) are skipped.
+      auto interior_pixels = [&]<std::ptrdiff_t P>(std::ptrdiff_t ox) {
+        constexpr std::ptrdiff_t columns = (P - 1) * std::ptrdiff_t{Stride} + std::ptrdiff_t{K};
+        const std::ptrdiff_t x0 = ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left);
+        V acc[P];
+#pragma GCC unroll 8
+        for (std::ptrdiff_t p = 0; p < P; ++p) acc[p] = bias;
+#pragma GCC unroll 5
+        for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky) {
+          if (ky < ky0 || ky >= ky1) continue;
+          const E* row = x + ((y0 + ky) * width + x0) * channels + c;
+#pragma GCC unroll 16
+          for (std::ptrdiff_t j = 0; j < columns; ++j) {
+            const V v = load(row + j * channels);
+#pragma GCC unroll 8
+            for (std::ptrdiff_t p = 0; p < P; ++p)
+              if (const std::ptrdiff_t kx = j - p * std::ptrdiff_t{Stride}; kx >= 0 && kx < std::ptrdiff_t{K})
+                acc[p] = multiply_add(v, w[ky * K + kx], acc[p]);
+          }
+        }
+#pragma GCC unroll 8
+        for (std::ptrdiff_t p = 0; p < P; ++p) store(y + (ox + p) * channels + c, clamp_lanes(acc[p], lo, hi));
+      };
+      constexpr std::ptrdiff_t group = 4;
+      std::ptrdiff_t ox = 0;
+      for (; ox < interior.begin; ++ox) border_pixel_unrolled(ox);
+      for (; ox + group <= interior.end; ox += group) interior_pixels.template operator()<group>(ox);
+      for (; ox < interior.end; ++ox) interior_pixels.template operator()<1>(ox);
+      for (; ox < out_width; ++ox) border_pixel_unrolled(ox);
+    }
   }
 
   ops::DepthwiseConvolution2d::Params params_;

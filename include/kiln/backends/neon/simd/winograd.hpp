@@ -25,11 +25,19 @@ inline namespace KILN_NEON_ISA {
 /// than 1, which is why it is used rather than F(4x4, 3x3), whose error grows tenfold.
 class Winograd3x3 {
  public:
-  /// Whether the transforms pay for a convolution of this shape: enough channels on both sides
-  /// that the 16 GEMMs dominate the transforms.
-  static bool suits(const TensorShape& weights, const ops::Convolution2d::Params& p) {
-    return weights[1] == 3 && weights[2] == 3 && p.stride == ops::Size2d{1, 1} && p.dilation == ops::Size2d{1, 1} &&
-           p.groups == 1 && weights[0] >= min_channels && weights[3] >= min_channels;
+  /// Whether Winograd pays for a convolution of these weights writing an output of shape `y`:
+  /// - enough channels on both sides that the 16 GEMMs dominate the transforms;
+  /// - U fits in L2, or enough tiles share it. U (16/9 of the weights' bytes) is read once an
+  ///   inference and each of its floats serves one multiply-add per tile, where the direct
+  ///   convolution reads 9/16 as many bytes and uses each for every output pixel (about 4x as
+  ///   many). On a small image a large U streams from memory slower than the GEMMs use it:
+  ///   ResNet-18's 7x7x512 layers (16 tiles, 16 MiB of U) took 4.0 ms by Winograd and 1.3 ms direct.
+  static bool suits(const TensorShape& weights, const ops::Convolution2d::Params& p, const TensorShape& y) {
+    const bool shape = weights[1] == 3 && weights[2] == 3 && p.stride == ops::Size2d{1, 1} &&
+                       p.dilation == ops::Size2d{1, 1} && p.groups == 1 && weights[0] >= min_channels &&
+                       weights[3] >= min_channels;
+    const std::size_t u_bytes = points * std::size_t{weights[0]} * weights[3] * sizeof(float);
+    return shape && (u_bytes <= cached_u_bytes || tile_count(y) >= min_tiles_streaming_u);
   }
 
   Winograd3x3() = default;
@@ -87,7 +95,9 @@ class Winograd3x3 {
  private:
   static constexpr std::size_t points = 16;  // a 4x4 transformed tile
   static constexpr std::uint32_t min_channels = 16;
-  static constexpr std::size_t chunk_floats = std::size_t{64} << 10;  // of U at load: a quarter of L2
+  static constexpr std::size_t cached_u_bytes = std::size_t{1} << 20;  // the L2 the blocks assume
+  static constexpr std::size_t min_tiles_streaming_u = 64;             // 16x16 outputs and more
+  static constexpr std::size_t chunk_floats = std::size_t{64} << 10;   // of U at load: a quarter of L2
 
   /// U = G g Gᵀ, G's rows (1, 0, 0), (½, ½, ½), (½, -½, ½), (0, 0, 1), for `count` <= lanes
   /// channels: tap t of channel c at g[t * in + c]; point p of it stored at u[p * point_stride + c].
