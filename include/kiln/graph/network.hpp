@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/detail/heap.hpp"
 #include "kiln/graph/layer.hpp"
 
 namespace kiln {
@@ -128,8 +129,11 @@ class Network {
   /// Frees the data of Constant layer `id`, keeping its tensor info: for a loader that was given
   /// the network and has made everything that reads the constant.
   void release_constant_data(LayerId id) {
-    if (auto* constant = std::get_if<OpParams<ops::Constant>>(&layers_[id].descriptor))
+    if (auto* constant = std::get_if<OpParams<ops::Constant>>(&layers_[id].descriptor)) {
+      const std::size_t freed = constant->value.data.size();
       std::vector<std::byte>().swap(constant->value.data);
+      detail::return_freed_memory(freed);
+    }
   }
   /// Makes every input slot that reads `from` read `to` instead: a pass bypasses a layer this way,
   /// which then drops out of the execution order.
