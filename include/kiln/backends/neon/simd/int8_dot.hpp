@@ -32,7 +32,10 @@ inline namespace KILN_NEON_ISA {
 ///
 /// TensorFlow Lite's two roundings (Requantization::round_twice) add product_bias[j] (2^30, or 0
 /// for a right shift under 32) to the 64-bit product, or subtract it where the sum is negative,
-/// before the one rounding: only the 64-bit path computes that, so such a stage has no high halves.
+/// before the one rounding. Where every column rounds twice with a right shift of 32 or more
+/// (two_roundings), the vector code computes them as TensorFlow Lite does, in 32-bit lanes:
+/// x = (acc x multiplier + 2^30) >> 31, the product's bits 31 to 62, then x divided by
+/// 2^high_shift[j] rounding halves away from zero, high_rounding[j] holding 2^high_shift[j] - 1.
 ///
 /// Stores of two vectors at once narrow the values less the zero point to 16 bits with
 /// saturation, add the zero point with saturation and clamp the words to the output range: a
@@ -43,7 +46,8 @@ struct Int8OutputStage {
   const std::int32_t* high_rounding;
   const std::int32_t* high_shift;
   const std::int32_t* product_bias;
-  bool high_halves;     ///< every right shift is at least 33
+  bool high_halves;     ///< every right shift is at least 33, no column rounds twice
+  bool two_roundings;   ///< every column rounds twice, every right shift is at least 32
   std::int64_t lo, hi;  ///< the output range less the zero point
   std::int32_t zero_point;
 
@@ -118,10 +122,12 @@ struct Int8DotAvx512 {
     _mm256_mask_storeu_epi8(out, static_cast<__mmask32>(first_bytes(count)), _mm512_cvtepi16_epi8(w));
   }
   /// store_pair for `rows` rows of sums (two vectors a row, one row after another), ldc bytes
-  /// apart in out, with the stage's vectors loaded once: for a stage with high_halves.
+  /// apart in out, with the stage's vectors loaded once: for a stage with high_halves (Form
+  /// HighHalves) or two_roundings (TwoRoundings).
+  template <class Form>
   static void store_pairs(const std::int32_t* sums, std::size_t rows, const Int8OutputStage& s, std::uint8_t* out,
                           std::size_t ldc, std::size_t count) {
-    const HighHalves first(s, 0), second(s, lanes);
+    const Form first(s, 0), second(s, lanes);
     const auto mask = static_cast<__mmask32>(first_bytes(count));
     for (std::size_t r = 0; r < rows; ++r, sums += 2 * lanes, out += ldc)
       _mm256_mask_storeu_epi8(out, mask, _mm512_cvtepi16_epi8(words(first(load(sums)), second(load(sums + lanes)), s)));
@@ -147,7 +153,9 @@ struct Int8DotAvx512 {
   /// The 16 columns' outputs less the zero point: exact where the products' high halves serve,
   /// else clamped to [lo, hi].
   static __m512i requantize_centred(Acc acc, const Int8OutputStage& s, std::size_t column) {
-    return s.high_halves ? HighHalves(s, column)(acc) : centred_in_64_bit_lanes(acc, s, column);
+    if (s.high_halves) return HighHalves(s, column)(acc);
+    if (s.two_roundings) return TwoRoundings(s, column)(acc);
+    return centred_in_64_bit_lanes(acc, s, column);
   }
   /// The stage of 16 columns whose right shifts are all 33 or more, its vectors loaded: the
   /// products' high halves, then 32-bit lanes throughout. vpmuldq multiplies the low halves of
@@ -164,6 +172,28 @@ struct Int8DotAvx512 {
       const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), odd_multiplier);
       const __m512i high = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
       return _mm512_srav_epi32(_mm512_add_epi32(high, rounding), shift);
+    }
+  };
+  /// The stage of 16 columns that round twice (two_roundings), its vectors loaded: the products'
+  /// bits 31 to 62 (rounded at bit 30), then a division by a power of two that rounds halves away
+  /// from zero, in 32-bit lanes.
+  struct TwoRoundings {
+    __m512i multiplier, odd_multiplier, mask, shift;
+    TwoRoundings(const Int8OutputStage& s, std::size_t column)
+        : multiplier(_mm512_loadu_si512(s.multiplier + column)),
+          odd_multiplier(_mm512_srli_epi64(multiplier, 32)),
+          mask(_mm512_loadu_si512(s.high_rounding + column)),
+          shift(_mm512_loadu_si512(s.high_shift + column)) {}
+    __m512i operator()(__m512i acc) const {
+      const __m512i rounding = _mm512_set1_epi64(std::int64_t{1} << 30);
+      const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(acc, multiplier), rounding);
+      const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), odd_multiplier), rounding);
+      const __m512i x = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
+      // Rounded up where the remainder passes half, or reaches it for a positive x.
+      const __m512i threshold = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(x, 31));
+      const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, mask), threshold);
+      const __m512i quotient = _mm512_srav_epi32(x, shift);
+      return _mm512_mask_add_epi32(quotient, up, quotient, _mm512_set1_epi32(1));
     }
   };
   /// requantize_centred's exact 64-bit products, rounded, shifted and clamped in 64-bit lanes: the
@@ -382,6 +412,14 @@ struct Int8Dot {
       const __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
       return _mm256_srav_epi32(_mm256_add_epi32(high, load(s.high_rounding + column)), load(s.high_shift + column));
     }
+    if (s.two_roundings) {  // as the AVX-512 form's TwoRoundings
+      const __m256i rounding = _mm256_set1_epi64x(std::int64_t{1} << 30), mask = load(s.high_rounding + column);
+      const __m256i x = _mm256_blend_epi32(_mm256_srli_epi64(_mm256_add_epi64(even, rounding), 31),
+                                           _mm256_slli_epi64(_mm256_add_epi64(odd, rounding), 1), 0xAA);
+      const __m256i threshold = _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_srai_epi32(x, 31));
+      const __m256i up = _mm256_cmpgt_epi32(_mm256_and_si256(x, mask), threshold);  // -1 where rounded up
+      return _mm256_sub_epi32(_mm256_srav_epi32(x, load(s.high_shift + column)), up);
+    }
     return centred_in_64_bit_lanes(even, odd, s, column);
   }
   /// As the AVX-512 form's.
@@ -513,6 +551,16 @@ struct Int8Dot {
   /// The 4 columns' outputs less the zero point, clamped to [lo, hi].
   static Acc requantize_centred(Acc acc, const Int8OutputStage& s, std::size_t column) {
     const int32x4_t multiplier = vld1q_s32(s.multiplier + column);
+    const int32x4_t lo = vdupq_n_s32(static_cast<std::int32_t>(s.lo)),
+                    hi = vdupq_n_s32(static_cast<std::int32_t>(s.hi));
+    if (s.two_roundings) {
+      // TensorFlow Lite's own NEON form: SQRDMULH is (2 acc x multiplier + 2^31) >> 32; a negative x
+      // less 1, then SRSHL's rounding right shift (halves up), rounds halves away from zero.
+      const int32x4_t x = vqrdmulhq_s32(acc, multiplier);
+      const int32x4_t minus_exponent = vnegq_s32(vld1q_s32(s.high_shift + column));
+      const int32x4_t y = vrshlq_s32(vqaddq_s32(x, vshrq_n_s32(x, 31)), minus_exponent);
+      return vminq_s32(vmaxq_s32(y, lo), hi);
+    }
     const int32x4_t minus_shift = vnegq_s32(vld1q_s32(s.right_shift + column));
     const int32x4_t bias = vld1q_s32(s.product_bias + column);
     // TensorFlow Lite's bias, subtracted twice where the biased product is negative (its sign, shifted in).
@@ -528,8 +576,7 @@ struct Int8Dot {
         vrshlq_s64(biased(vmull_s32(vget_high_s32(acc), vget_high_s32(multiplier)), vget_high_s32(bias)),
                    vmovl_s32(vget_high_s32(minus_shift)));
     const int32x4_t y = vcombine_s32(vqmovn_s64(low), vqmovn_s64(high));
-    return vminq_s32(vmaxq_s32(y, vdupq_n_s32(static_cast<std::int32_t>(s.lo))),
-                     vdupq_n_s32(static_cast<std::int32_t>(s.hi)));
+    return vminq_s32(vmaxq_s32(y, lo), hi);
   }
 };
 

@@ -92,7 +92,11 @@ class Int8OutputStages {
     right_shift_[column] = right_shift;
     product_bias_[column] = static_cast<std::int32_t>(r.product_bias());
     high_halves_ = high_halves_ && right_shift >= high_halves_from && !r.round_twice;
-    if (right_shift >= high_halves_from) {
+    two_roundings_ = two_roundings_ && right_shift >= 32 && r.round_twice;
+    if (r.round_twice && right_shift >= 32) {  // Int8OutputStage::two_roundings' divisor, 2^(right_shift - 31)
+      high_rounding_[column] = static_cast<std::int32_t>((std::int64_t{1} << (right_shift - 31)) - 1);
+      high_shift_[column] = right_shift - 31;
+    } else if (right_shift >= high_halves_from) {
       high_rounding_[column] = std::int32_t{1} << (right_shift - high_halves_from);
       high_shift_[column] = right_shift - 32;
     }
@@ -105,6 +109,7 @@ class Int8OutputStages {
             high_shift_.data() + first,
             product_bias_.data() + first,
             high_halves_,
+            two_roundings_,
             lo_,
             hi_,
             zero_point_};
@@ -113,7 +118,7 @@ class Int8OutputStages {
  private:
   static constexpr std::int32_t high_halves_from = 33;
   std::vector<std::int32_t> multiplier_, right_shift_, high_rounding_, high_shift_, product_bias_;
-  bool high_halves_ = true;
+  bool high_halves_ = true, two_roundings_ = true;
   std::int64_t lo_ = 0, hi_ = 0;
   std::int32_t zero_point_ = 0;
 };
@@ -200,12 +205,13 @@ class PackedInt8Weights {
 
 namespace detail {
 
-/// An Int8Dot with store_pairs: store_pair over rows for a stage with high halves, its vectors
-/// loaded once.
+/// An Int8Dot with store_pairs: store_pair over rows for a stage with high halves or two
+/// roundings, its vectors loaded once.
 template <class Dot>
 concept StoresRowsOfPairs = requires(const std::int32_t* sums, const Int8OutputStage& s, std::uint8_t* out,
                                      std::size_t n) {
-  Dot::store_pairs(sums, n, s, out, n, n);
+  Dot::template store_pairs<typename Dot::HighHalves>(sums, n, s, out, n, n);
+  Dot::template store_pairs<typename Dot::TwoRoundings>(sums, n, s, out, n, n);
 };
 
 /// The output stage of a tile's Rows x Vectors accumulator vectors, from memory (sums: a row's
@@ -220,7 +226,11 @@ template <std::size_t Rows, std::size_t Vectors, class Dot = Int8Dot>  // Dot: d
   const Int8OutputStage own_stage = stage;
   if constexpr (Vectors == 2 && StoresRowsOfPairs<Dot>) {
     if (own_stage.high_halves) {
-      Dot::store_pairs(sums, Rows, own_stage, c, ldc, columns);
+      Dot::template store_pairs<typename Dot::HighHalves>(sums, Rows, own_stage, c, ldc, columns);
+      return;
+    }
+    if (own_stage.two_roundings) {
+      Dot::template store_pairs<typename Dot::TwoRoundings>(sums, Rows, own_stage, c, ldc, columns);
       return;
     }
   }
