@@ -157,42 +157,43 @@ struct Int8DotAvx512 {
     if (s.two_roundings) return TwoRoundings(s, column)(acc);
     return centred_in_64_bit_lanes(acc, s, column);
   }
-  /// The stage of 16 columns whose right shifts are all 33 or more, its vectors loaded: the
-  /// products' high halves, then 32-bit lanes throughout. vpmuldq multiplies the low halves of
-  /// 64-bit lanes: the even columns, and shifted down 32 bits, the odd ones.
-  struct HighHalves {
-    __m512i multiplier, odd_multiplier, rounding, shift;
-    HighHalves(const Int8OutputStage& s, std::size_t column)
+  /// A stage's vectors for 16 columns from `column` on, loaded once, and the columns' 64-bit
+  /// products: vpmuldq multiplies the low halves of 64-bit lanes, the even columns, and shifted
+  /// down 32 bits, the odd ones.
+  struct StageVectors {
+    __m512i multiplier, odd_multiplier, high_rounding, high_shift;
+    StageVectors(const Int8OutputStage& s, std::size_t column)
         : multiplier(_mm512_loadu_si512(s.multiplier + column)),
           odd_multiplier(_mm512_srli_epi64(multiplier, 32)),
-          rounding(_mm512_loadu_si512(s.high_rounding + column)),
-          shift(_mm512_loadu_si512(s.high_shift + column)) {}
+          high_rounding(_mm512_loadu_si512(s.high_rounding + column)),
+          high_shift(_mm512_loadu_si512(s.high_shift + column)) {}
+    __m512i even_products(__m512i acc) const { return _mm512_mul_epi32(acc, multiplier); }
+    __m512i odd_products(__m512i acc) const { return _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), odd_multiplier); }
+  };
+  /// The stage of 16 columns whose right shifts are all 33 or more (high_halves): the products'
+  /// high halves, then 32-bit lanes throughout.
+  struct HighHalves : StageVectors {
+    using StageVectors::StageVectors;
     __m512i operator()(__m512i acc) const {
-      const __m512i even = _mm512_mul_epi32(acc, multiplier);
-      const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), odd_multiplier);
-      const __m512i high = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
-      return _mm512_srav_epi32(_mm512_add_epi32(high, rounding), shift);
+      const __m512i high =
+          _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even_products(acc), 32), odd_products(acc));
+      return _mm512_srav_epi32(_mm512_add_epi32(high, high_rounding), high_shift);
     }
   };
-  /// The stage of 16 columns that round twice (two_roundings), its vectors loaded: the products'
-  /// bits 31 to 62 (rounded at bit 30), then a division by a power of two that rounds halves away
-  /// from zero, in 32-bit lanes.
-  struct TwoRoundings {
-    __m512i multiplier, odd_multiplier, mask, shift;
-    TwoRoundings(const Int8OutputStage& s, std::size_t column)
-        : multiplier(_mm512_loadu_si512(s.multiplier + column)),
-          odd_multiplier(_mm512_srli_epi64(multiplier, 32)),
-          mask(_mm512_loadu_si512(s.high_rounding + column)),
-          shift(_mm512_loadu_si512(s.high_shift + column)) {}
+  /// The stage of 16 columns that round twice (two_roundings): the products' bits 31 to 62
+  /// (rounded at bit 30), then a division by a power of two that rounds halves away from zero, in
+  /// 32-bit lanes.
+  struct TwoRoundings : StageVectors {
+    using StageVectors::StageVectors;
     __m512i operator()(__m512i acc) const {
-      const __m512i rounding = _mm512_set1_epi64(std::int64_t{1} << 30);
-      const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(acc, multiplier), rounding);
-      const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), odd_multiplier), rounding);
+      const __m512i rounding = _mm512_set1_epi64(std::int64_t{1} << 30), mask = high_rounding;
+      const __m512i even = _mm512_add_epi64(even_products(acc), rounding);
+      const __m512i odd = _mm512_add_epi64(odd_products(acc), rounding);
       const __m512i x = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
       // Rounded up where the remainder passes half, or reaches it for a positive x.
       const __m512i threshold = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(x, 31));
       const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, mask), threshold);
-      const __m512i quotient = _mm512_srav_epi32(x, shift);
+      const __m512i quotient = _mm512_srav_epi32(x, high_shift);
       return _mm512_mask_add_epi32(quotient, up, quotient, _mm512_set1_epi32(1));
     }
   };
