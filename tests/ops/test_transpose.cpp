@@ -49,6 +49,12 @@ TEMPLATE_LIST_TEST_CASE("Transpose matches RefBackend on odd shapes, moved and k
       {{3, 5, 2, 37}, {0, 1, 3, 2}},   // the same with whole vectors interleaved, and a tail
       {{1, 4, 6, 5}, {0, 2, 3, 1}},    // rows of 4
       {{3, 5, 17}, {0, 2, 1}},         // rows of 5: tiles again
+      // Rows split into blocks copied as tasks of their own (threads share an image's transpose).
+      {{1, 3, 64, 80}, {0, 2, 3, 1}},  // 5,120 rows of 3 in 4 blocks of 1,280
+      {{2, 3, 48, 48}, {0, 2, 3, 1}},  // and a batch
+      {{1, 2, 8192}, {0, 2, 1}},       // rows of 2, interleaved a vector at a time, 4 blocks
+      {{1, 3, 37, 41}, {0, 2, 3, 1}},  // 1,517 rows: no divisor gives 4-16 KiB blocks, one piece
+      {{1, 8, 50, 40}, {0, 2, 3, 1}},  // rows of 8: 16x16 tiles within blocks
   };
   for (const auto& [shape, perm] : cases) {
     INFO("shape " << shape.to_string());

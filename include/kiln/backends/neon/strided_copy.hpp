@@ -55,6 +55,7 @@ class StridedCopy {
     } else if (rank_ >= 2 && to_[rank_ - 1] == 1) {
       for (std::size_t d = 0; d + 1 < rank_; ++d)
         if (from_[d] == 1) tile_row_ = d;
+      if (tile_row_ != no_tile) split_tile_rows();
     }
     // The walked dimensions: all but the inner run, or all but the one or two copied per step.
     const std::size_t last = rank_ == 0 ? 0 : rank_ - 1;
@@ -122,6 +123,31 @@ class StridedCopy {
         coords[d] = 0;
       }
     }
+  }
+
+  // A transpose's tiled dimension is copied whole by each outer step: an image's NCHW -> NHWC
+  // (rows of 3) would be a single step for one thread. Where its size has a divisor that makes
+  // blocks of 4 to 16 KiB, it becomes two dimensions, blocks (walked) of rows (tiled), so that the
+  // blocks are tasks of their own.
+  void split_tile_rows() {
+    if (rank_ == TensorShape::max_rank) return;
+    const std::uint32_t rows = dims_[tile_row_];
+    const std::uint64_t row_bytes = std::uint64_t{dims_[rank_ - 1]} * element_;
+    const std::uint64_t most = std::max<std::uint64_t>(1, 16384 / row_bytes), least = most / 4;
+    std::uint64_t block = 0;
+    for (std::uint64_t b = std::min<std::uint64_t>(most, rows / 2); b > least && block == 0; --b)
+      if (rows % b == 0) block = b;
+    if (block == 0) return;
+    for (std::size_t d = rank_; d > tile_row_; --d) {
+      dims_[d] = dims_[d - 1];
+      from_[d] = from_[d - 1];
+      to_[d] = to_[d - 1];
+    }
+    ++rank_;
+    dims_[tile_row_] = static_cast<std::uint32_t>(rows / block);  // the blocks, walked
+    from_[tile_row_] = from_[tile_row_ + 1] * static_cast<std::int64_t>(block);
+    to_[tile_row_] = to_[tile_row_ + 1] * static_cast<std::int64_t>(block);
+    dims_[++tile_row_] = static_cast<std::uint32_t>(block);  // the rows of a block, tiled
   }
 
   template <std::size_t Element>
