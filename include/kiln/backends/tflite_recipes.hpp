@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -108,9 +109,7 @@ constexpr std::int32_t average(std::int64_t sum, std::int64_t count) noexcept {
 inline Expected<Requantization> mean_multiplier(double rescale, std::uint64_t count) {
   auto m = Requantization::from_real(rescale, QuantizedArithmetic::TfLite);
   if (!m || count == 0) return m;
-  int bits = 0;
-  while ((count >> (bits + 1)) != 0) ++bits;
-  bits = std::min({bits, 32, 31 + int{m->shift}});
+  const int bits = std::min({static_cast<int>(std::bit_width(count)) - 1, 32, 31 + int{m->shift}});
   m->multiplier = static_cast<std::int32_t>((std::int64_t{m->multiplier} << bits) / static_cast<std::int64_t>(count));
   m->shift = static_cast<std::int16_t>(m->shift - bits);
   return m;

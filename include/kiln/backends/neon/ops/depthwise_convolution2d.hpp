@@ -203,20 +203,6 @@ class DepthwiseConvolution {
       V w[K * K];
 #pragma GCC unroll 25
       for (std::size_t t = 0; t < K * K; ++t) w[t] = load(&weights_[t * channels + c]);
-      // The window's taps unrolled with the weights in registers; at the input's edges only those
-      // inside, in the same order.
-      auto border_pixel_unrolled = [&](std::ptrdiff_t ox) {
-        const std::ptrdiff_t x0 = ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left);
-        const std::ptrdiff_t kx0 = first_tap(x0, 1), kx1 = end_tap(x0, 1, K, width);
-        V acc = bias;
-#pragma GCC unroll 5
-        for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
-#pragma GCC unroll 5
-          for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{K}; ++kx)
-            if (ky >= ky0 && ky < ky1 && kx >= kx0 && kx < kx1)
-              acc = multiply_add(load(x + ((y0 + ky) * width + x0 + kx) * channels + c), w[ky * K + kx], acc);
-        store(y + ox * channels + c, clamp_lanes(acc, lo, hi));
-      };
       // Pixels whose window rows lie inside the input row, in groups of P along the row: each input
       // column a group's windows share is loaded once, and the group's P sums are independent
       // chains. Kernel rows outside the input (the same for the whole row) are skipped.
@@ -244,10 +230,10 @@ class DepthwiseConvolution {
       };
       constexpr std::ptrdiff_t group = 4;
       std::ptrdiff_t ox = 0;
-      for (; ox < interior.begin; ++ox) border_pixel_unrolled(ox);
+      for (; ox < interior.begin; ++ox) border_pixel(ox);
       for (; ox + group <= interior.end; ox += group) interior_pixels.template operator()<group>(ox);
       for (; ox < interior.end; ++ox) interior_pixels.template operator()<1>(ox);
-      for (; ox < out_width; ++ox) border_pixel_unrolled(ox);
+      for (; ox < out_width; ++ox) border_pixel(ox);
     }
   }
 
