@@ -17,9 +17,9 @@ namespace kiln::bench {
 
 using Clock = std::chrono::steady_clock;
 
-/// Median and minimum seconds of f over repeated runs (at least `runs`, and at least 0.3 s).
+/// Median, minimum and mean seconds of f over repeated runs (at least `runs`, and at least 0.3 s).
 struct Timing {
-  double median, min;
+  double median, min, mean;
 };
 inline Timing measure(const std::function<void()>& f, int runs = 7) {
   f();  // warm-up: caches, page faults, lazy thread pools
@@ -32,7 +32,9 @@ inline Timing measure(const std::function<void()>& f, int runs = 7) {
     if (seconds.size() > 2000) break;
   }
   std::ranges::sort(seconds);
-  return {seconds[seconds.size() / 2], seconds.front()};
+  double total = 0;
+  for (double s : seconds) total += s;
+  return {seconds[seconds.size() / 2], seconds.front(), total / static_cast<double>(seconds.size())};
 }
 
 struct Row {

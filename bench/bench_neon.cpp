@@ -5,6 +5,7 @@
 // Prints a table and writes CSV: case, variant, kiln_value, anchor, anchor_value, unit, ratio
 // (ratio > 1: kiln is better).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -736,6 +738,25 @@ class ArmnnNetwork {
 };
 #endif
 
+/// A thread that spins until it is destroyed.
+class BusyThread {
+ public:
+  BusyThread()
+      : thread_([this] {
+          while (!stop_.load(std::memory_order_relaxed)) {}
+        }) {}
+  ~BusyThread() {
+    stop_ = true;
+    thread_.join();
+  }
+  BusyThread(const BusyThread&) = delete;
+  BusyThread& operator=(const BusyThread&) = delete;
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 void bench_networks() {
   struct Net {
     const char* name;
@@ -757,6 +778,15 @@ void bench_networks() {
     add({n.name, "latency median, 1 thread", one_t.median * 1e3, "kiln RefBackend", ref_t.median * 1e3, "ms", false});
     add({n.name, "latency min, 1 thread", one_t.min * 1e3, "kiln RefBackend", ref_t.min * 1e3, "ms", false});
     add({n.name, "latency median, 2 threads", two_t.median * 1e3, "kiln 1 thread", one_t.median * 1e3, "ms", false});
+    {
+      // Another thread keeping a core busy, as on a shared machine: a second kiln thread must not
+      // make the network wait for a worker that is not running. The mean shows the stalls a median
+      // hides.
+      const BusyThread busy;
+      const Timing one_busy = measure(one.infer, 15), two_busy = measure(two.infer, 15);
+      add({n.name, "latency mean, 2 threads, a core busy", two_busy.mean * 1e3, "kiln 1 thread, a core busy",
+           one_busy.mean * 1e3, "ms", false});
+    }
     add({n.name, "load", one.load_ms, "kiln RefBackend", ref.load_ms, "ms", false});
 #if KILN_BENCH_XNNPACK
     if (std::string_view(n.name).starts_with("mobilenet_v1")) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -37,8 +38,9 @@ void run_task(F& task, std::size_t index, unsigned thread) {
 /// follow each other within microseconds and waking a sleeping thread costs tens of them.
 class ThreadPool {
  public:
-  explicit ThreadPool(unsigned threads) : ranges_(std::max(1u, threads)) {
-    for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+  /// `threads` is clamped to [1, max_threads].
+  explicit ThreadPool(unsigned threads) : ranges_(std::clamp(threads, 1u, max_threads)) {
+    for (unsigned i = 1; i < ranges_.size(); ++i) workers_.emplace_back([this, i] { work(i); });
   }
   ~ThreadPool() {
     {
@@ -51,6 +53,9 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
+  /// The most threads a pool runs, the caller included (the count of workers inside a job has 16 bits).
+  static constexpr unsigned max_threads = 0x10000;
+
   /// Threads that run tasks, the caller included.
   unsigned size() const noexcept { return static_cast<unsigned>(workers_.size()) + 1; }
 
@@ -61,21 +66,29 @@ class ThreadPool {
       for (std::size_t i = 0; i < count; ++i) run_task(task, i, 0);
       return;
     }
+    // No worker is inside a job now (the last one closed with none inside), so the job and its
+    // ranges can be rewritten; opening the next generation publishes them.
     job_ = {[](void* f, std::size_t i, unsigned thread) {
               run_task(*static_cast<std::remove_reference_t<F>*>(f), i, thread);
             },
-            &task, count};
+            &task};
     for (std::size_t t = 0; t < ranges_.size(); ++t) {
       ranges_[t].next.store(count * t / ranges_.size(), std::memory_order_relaxed);
       ranges_[t].end = count * (t + 1) / ranges_.size();
     }
-    pending_.store(workers_.size(), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    state_.store(generation(state_.load(std::memory_order_relaxed)) + generation_step + open_bit,
+                 std::memory_order_release);
     notify(wake_);
     run_indices(0);
-    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+    // Every index is claimed now. Closing the job keeps late workers out of it, so the caller waits
+    // only for those still running a task: a worker whose core is busy with another process no
+    // longer holds up every layer until it is scheduled.
+    const std::uint64_t closed = state_.fetch_and(~open_bit, std::memory_order_acq_rel) & ~open_bit;
+    if (inside(closed) == 0) return;
+    auto none_inside = [&] { return inside(state_.load(std::memory_order_acquire)) == 0; };
+    if (!spin_until(none_inside)) {
       std::unique_lock lock(mutex_);
-      done_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+      done_.wait(lock, none_inside);
     }
   }
 
@@ -87,8 +100,15 @@ class ThreadPool {
   struct Job {
     void (*call)(void*, std::size_t, unsigned) = nullptr;
     void* task = nullptr;
-    std::size_t count = 0;
   };
+
+  // state_ packs the job's generation, whether it is open to workers, and how many workers are
+  // inside it, so that a worker joins only an open job of the generation it read, in one step.
+  static constexpr std::uint64_t inside_mask = 0xffff;
+  static constexpr std::uint64_t open_bit = inside_mask + 1;
+  static constexpr std::uint64_t generation_step = open_bit << 1;
+  static std::uint64_t generation(std::uint64_t state) { return state & ~(generation_step - 1); }
+  static std::uint64_t inside(std::uint64_t state) { return state & inside_mask; }
 
   // Taking the mutex before notifying means a thread that checked its condition under the mutex
   // is already waiting, so the notification cannot be lost.
@@ -123,17 +143,26 @@ class ThreadPool {
   }
 
   void work(std::size_t self) {
-    std::size_t seen = 0;
+    std::uint64_t seen = 0;
     for (;;) {
-      auto new_job = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+      auto new_job = [&] { return generation(state_.load(std::memory_order_acquire)) != seen; };
       if (!spin_until(new_job)) {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [&] { return stopping_ || new_job(); });
         if (stopping_) return;
       }
-      seen = generation_.load(std::memory_order_acquire);
-      run_indices(self);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) notify(done_);
+      // A job that closed before this worker came is done without it; a failed exchange rereads
+      // the state, which may be a newer job's.
+      for (std::uint64_t state = state_.load(std::memory_order_acquire);;) {
+        seen = generation(state);
+        if ((state & open_bit) == 0) break;
+        if (state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+          run_indices(self);
+          const std::uint64_t left = state_.fetch_sub(1, std::memory_order_acq_rel) - 1;
+          if (inside(left) == 0 && (left & open_bit) == 0) notify(done_);
+          break;
+        }
+      }
     }
   }
 
@@ -143,8 +172,7 @@ class ThreadPool {
   std::mutex mutex_;      // guards sleeping and stopping
   std::condition_variable wake_, done_;
   Job job_;
-  std::atomic<std::size_t> pending_{0};
-  std::atomic<std::size_t> generation_{0};
+  std::atomic<std::uint64_t> state_{0};
   bool stopping_ = false;
 };
 
