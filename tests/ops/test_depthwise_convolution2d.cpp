@@ -75,6 +75,13 @@ TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches RefBackend on odd shapes
       {{1, 3, 3, 16}, 5, 5, {.padding = {2, 2, 2, 2}}},  // every window crosses an edge
       {{1, 9, 27, 20}, 5, 5, {.padding = {2, 1, 1, 2}, .stride = {2, 2}}},
       {{2, 6, 30, 48}, 3, 3, {.padding = {1, 1, 1, 1}, .stride = {2, 2}, .activation = ops::Activation::relu6()}},
+      // Few output rows: the channels split into slices of whole vectors as well, the last with the
+      // tail vector and each with its part of the activation.
+      {{1, 7, 7, 70}, 3, 3, {.padding = {1, 1, 1, 1}, .activation = ops::Activation::relu6()}},
+      {{2, 3, 4, 37},
+       5,
+       5,
+       {.padding = {2, 2, 2, 2}, .activation = ops::Activation::Params{ops::ActivationFunction::SiLU}}},
   };
   for (const Case& c : cases) {
     INFO("input " << c.input.to_string() << ", kernel " << c.kh << "x" << c.kw);

@@ -75,6 +75,15 @@ void walk_row(std::ptrdiff_t out_width, InteriorColumns interior, bool all_kerne
   for (std::ptrdiff_t ox = interior.end; ox < out_width; ++ox) border_pixel(ox);
 }
 
+/// How many slices of whole vectors a depthwise layer's channels split into, so that a layer of few
+/// output rows (7x7, 14x14) still has tasks for every thread: with rows alone, two threads shared
+/// a 7x7 layer 4 rows to 3. It depends on the shape only, like every split (decision 0008).
+inline std::size_t channel_slices(std::size_t rows, std::size_t full_vectors) {
+  constexpr std::size_t tasks_wanted = 16;
+  if (rows >= tasks_wanted) return 1;
+  return std::clamp<std::size_t>((tasks_wanted + rows - 1) / rows, 1, std::max<std::size_t>(full_vectors, 1));
+}
+
 /// Fails unless a depthwise layer's channel multiplier is 1, the case Neon's kernels cover.
 inline Status require_channel_multiplier_1(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
   if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
@@ -132,31 +141,43 @@ class DepthwiseConvolution {
     const std::ptrdiff_t width = xs[2], channels = xs[3], out_width = ys[2];
     const InteriorColumns interior = interior_columns(width, out_width, params_.stride.width, params_.dilation.width,
                                                       kernel_.width, params_.padding.left);
+    const std::size_t out_rows = std::size_t{ys[0]} * ys[1], full_vectors = channels / std::ptrdiff_t{lanes};
+    const std::size_t slices = channel_slices(out_rows, full_vectors);
     context.parallel_for(
-        std::size_t{ys[0]} * ys[1],
-        [&](std::size_t row) {
+        out_rows * slices,
+        [&](std::size_t task) {
+          const std::size_t row = task / slices, slice = task % slices;
           const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
           const E* x = static_cast<const E*>(in.data) + n * xs[1] * width * channels;
           E* y = static_cast<E*>(out.data) + row * out_width * channels;
           const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
           const std::ptrdiff_t ky0 = first_tap(y0, params_.dilation.height),
                                ky1 = end_tap(y0, params_.dilation.height, kernel_.height, xs[1]);
-          std::ptrdiff_t c = 0;
-          for (; c + std::ptrdiff_t{lanes} <= channels; c += lanes)
+          const bool last_slice = slice + 1 == slices;
+          const std::ptrdiff_t begin = full_vectors * slice / slices * lanes,
+                               end = last_slice ? channels : full_vectors * (slice + 1) / slices * lanes;
+          std::ptrdiff_t c = begin;
+          for (; c + std::ptrdiff_t{lanes} <= end; c += lanes)
             channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, interior, lanes);
           // The last channels as one whole vector ending at the last channel: it computes a few
-          // channels again, to the same values, where a partial vector would copy every load.
-          if (c < channels && channels >= std::ptrdiff_t{lanes})
+          // channels again, to the same values (in the same task), where a partial vector would
+          // copy every load.
+          if (c < end && channels >= std::ptrdiff_t{lanes})
             channel_block<K, Stride, false>(x, y, xs, ys, channels - std::ptrdiff_t{lanes}, y0, ky0, ky1, interior,
                                             lanes);
           // Fewer channels than a vector: the loop for any window, as unrolled taps of partial
           // vectors would each keep a buffer in one frame (over 4 KiB at 16 lanes).
-          else if (c < channels)
-            channel_block<0, 0, true>(x, y, xs, ys, c, y0, ky0, ky1, interior, channels - c);
-          if constexpr (!activation_in_lanes)
-            apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
+          else if (c < end)
+            channel_block<0, 0, true>(x, y, xs, ys, c, y0, ky0, ky1, interior, end - c);
+          if constexpr (!activation_in_lanes) {
+            if (slices == 1)
+              apply_activation(epilogue_.activation, y, std::size_t(out_width * channels));
+            else
+              for (std::ptrdiff_t ox = 0; ox < out_width; ++ox)
+                apply_activation(epilogue_.activation, y + ox * channels + begin, std::size_t(end - begin));
+          }
         },
-        std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
+        std::size_t{ys[2]} * (channels / slices) * kernel_.height * kernel_.width);
   }
 
   // One vector of `count` channels starting at c, across a whole output row.
@@ -308,18 +329,25 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
                                                         kernel_.width, params_.padding.left);
       const auto* input = static_cast<const std::uint8_t*>(in[0].data);
       auto* output = static_cast<std::uint8_t*>(out[0].data);
+      // A row's quads run in blocks that cross pixels, so they take whole rows; lane blocks also
+      // split a row's channels where the layer has few rows.
+      constexpr bool quads = K > 0 && Int8DepthwiseQuads::available;
+      const std::size_t rows = std::size_t{ys[0]} * ys[1], blocks = (xs[3] + lanes - 1) / lanes;
+      const std::size_t slices = quads ? 1 : channel_slices(rows, blocks);
       context.parallel_for(
-          std::size_t{ys[0]} * ys[1],
-          [&](std::size_t row) {
+          rows * slices,
+          [&](std::size_t task) {
+            const std::size_t row = task / slices, slice = task % slices;
             const std::size_t n = row / ys[1], oy = row % ys[1];
             const std::uint8_t* x = input + n * xs[1] * xs[2] * xs[3];
             std::uint8_t* y = output + row * ys[2] * ys[3];
-            if constexpr (K > 0 && Int8DepthwiseQuads::available)
+            if constexpr (quads)
               quad_row<K, Stride, Int8DepthwiseQuads>(x, y, xs, ys, oy, interior);
             else
-              for (std::size_t c = 0; c < xs[3]; c += lanes) lane_block<K, Stride>(x, y, xs, ys, c, oy, interior);
+              for (std::size_t b = blocks * slice / slices; b < blocks * (slice + 1) / slices; ++b)
+                lane_block<K, Stride>(x, y, xs, ys, b * lanes, oy, interior);
           },
-          std::size_t{ys[2]} * ys[3] * kernel_.height * kernel_.width);
+          std::size_t{ys[2]} * (ys[3] / slices) * kernel_.height * kernel_.width);
     });
   }
 
