@@ -239,11 +239,17 @@ void bench_convolutions() {
                         Conv{"conv 3x3 224x224x3->32 s2", 224, 3, 32, 3, 2, false},
                         Conv{"conv 1x1 28x28x128->256", 28, 128, 256, 1, 1, false},
                         Conv{"depthwise 3x3 112x112x32 s1", 112, 32, 32, 3, 1, true},
-                        Conv{"depthwise 3x3 56x56x144 s2", 56, 144, 144, 3, 2, true}}) {
-    AlignedFloats input, output, ref_input, ref_output;
+                        Conv{"depthwise 3x3 56x56x144 s2", 56, 144, 144, 3, 2, true},
+                        // The last stages of MnasNet and EfficientNet: few rows to split over threads.
+                        Conv{"depthwise 3x3 14x14x480 s1", 14, 480, 480, 3, 1, true},
+                        Conv{"depthwise 5x5 7x7x1152 s1", 7, 1152, 1152, 5, 1, true}}) {
+    AlignedFloats input, output, input2, output2, ref_input, ref_output;
     auto kiln_run = load_network<kiln::NeonBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1,
                                                     input, output);
     const double kiln_ms = measure(kiln_run.infer).median * 1e3;
+    auto two_threads = load_network<kiln::NeonBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 2,
+                                                       input2, output2);
+    add({c.name, "2 threads", measure(two_threads.infer).median * 1e3, "kiln 1 thread", kiln_ms, "ms", false});
     auto ref_run = load_network<kiln::RefBackend>(conv_network(c.size, c.in, c.out, c.k, c.stride, c.depthwise), 1,
                                                   ref_input, ref_output);
     add({c.name, "1 thread", kiln_ms, "kiln RefBackend", measure(ref_run.infer, 3).median * 1e3, "ms", false});
