@@ -120,6 +120,25 @@ TEST_CASE("A TensorFlow Lite ADD with a fused ReLU and a constant operand import
   CHECK(run(*model, {1, 2, 3, -4}) == std::vector<float>{0, 0.5f, 1.5f, 0});
 }
 
+TEST_CASE("A TensorFlow Lite model imports from bytes at any alignment", "[tflite]") {
+  // Aligned bytes are read in place; others are copied where FlatBuffers can read their scalars.
+  ModelBuilder b;
+  const int x = b.tensor("x", {1, 2, 2, 1});
+  const int c = b.tensor("c", {1, 1, 1, 1}, format::TensorType::FLOAT32, {2.0f});
+  const int y = b.tensor("y", {1, 2, 2, 1});
+  b.op(format::BuiltinOperator::MUL, {x, c}, {y}, format::BuiltinOptions::MulOptions,
+       format::CreateMulOptions(b.fbb()).Union());
+  const std::vector<std::byte> bytes = b.finish({x}, {y});
+  std::vector<std::byte> shifted(bytes.size() + 16);
+  for (std::size_t offset : {0, 1, 3, 8}) {
+    INFO("offset " << offset);
+    std::copy(bytes.begin(), bytes.end(), shifted.begin() + static_cast<std::ptrdiff_t>(offset));
+    auto model = kiln::tflite::import_model(std::span(shifted).subspan(offset, bytes.size()));
+    REQUIRE(model);
+    CHECK(run(*model, {1, -2, 3.5f, 0}) == std::vector<float>{2, -4, 7, 0});
+  }
+}
+
 TEST_CASE("A TensorFlow Lite CONV_2D with SAME padding pads as TensorFlow does", "[tflite]") {
   // A 3x3 window of ones at stride 2 over a 5x5 input of ones: SAME pads one row and column on each
   // side (out = ceil(5 / 2) = 3; (3 - 1) x 2 + 3 - 5 = 2 to share), so each output counts the

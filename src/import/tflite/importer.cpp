@@ -4,6 +4,7 @@
 #include "importer.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -150,15 +151,19 @@ Expected<TensorInfo> info_of(const format::Tensor& tensor, bool weights) {
   return info;
 }
 
-/// `bytes` copied into memory aligned for FlatBuffers' reads (it reads scalars in place).
-struct AlignedCopy {
+/// `bytes` where FlatBuffers can read scalars in place: the caller's own when they are aligned for
+/// them (a file read into a std::vector is), else a copy in aligned memory.
+struct AlignedBytes {
   struct Free {
     void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{16}); }
   };
-  std::unique_ptr<std::byte[], Free> data;
-  explicit AlignedCopy(std::span<const std::byte> bytes)
-      : data(static_cast<std::byte*>(::operator new[](std::max<std::size_t>(bytes.size(), 1), std::align_val_t{16}))) {
-    if (!bytes.empty()) std::memcpy(data.get(), bytes.data(), bytes.size());
+  std::unique_ptr<std::byte[], Free> copy;
+  const std::byte* data;
+  explicit AlignedBytes(std::span<const std::byte> bytes) : data(bytes.data()) {
+    if (reinterpret_cast<std::uintptr_t>(bytes.data()) % 16 == 0 && !bytes.empty()) return;
+    copy.reset(static_cast<std::byte*>(::operator new[](std::max<std::size_t>(bytes.size(), 1), std::align_val_t{16})));
+    if (!bytes.empty()) std::memcpy(copy.get(), bytes.data(), bytes.size());
+    data = copy.get();
   }
 };
 
@@ -477,8 +482,8 @@ Status Importer::read(ImportedModel& imported) {
 }  // namespace detail
 
 Expected<ImportedModel> import_model(std::span<const std::byte> bytes) {
-  const AlignedCopy copy(bytes);
-  const auto* data = reinterpret_cast<const std::uint8_t*>(copy.data.get());
+  const AlignedBytes aligned(bytes);
+  const auto* data = reinterpret_cast<const std::uint8_t*>(aligned.data);
   flatbuffers::Verifier::Options options;
   options.max_tables = 1u << 24;  // a large model has millions of tables no more than it has bytes
   flatbuffers::Verifier verifier(data, bytes.size(), options);
@@ -490,7 +495,7 @@ Expected<ImportedModel> import_model(std::span<const std::byte> bytes) {
                          "the TensorFlow Lite model does not verify (a truncated or corrupt file: FlatBuffers' "
                          "verifier found an offset, size or table out of bounds)");
   ImportedModel imported;
-  detail::Importer importer(*format::GetModel(data), std::span(copy.data.get(), bytes.size()));
+  detail::Importer importer(*format::GetModel(data), std::span(aligned.data, bytes.size()));
   if (auto s = importer.read(imported); !s) return s;
   return imported;
 }
