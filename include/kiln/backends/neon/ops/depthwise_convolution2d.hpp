@@ -84,6 +84,14 @@ inline std::size_t channel_slices(std::size_t rows, std::size_t full_vectors) {
   return std::clamp<std::size_t>((tasks_wanted + rows - 1) / rows, 1, std::max<std::size_t>(full_vectors, 1));
 }
 
+/// Slice `slice` of `slices` of [0, count): the part of a layer's vectors (or lane blocks) one task takes.
+struct SliceBounds {
+  std::size_t begin, end;
+};
+inline SliceBounds slice_bounds(std::size_t count, std::size_t slice, std::size_t slices) {
+  return {count * slice / slices, count * (slice + 1) / slices};
+}
+
 /// Fails unless a depthwise layer's channel multiplier is 1, the case Neon's kernels cover.
 inline Status require_channel_multiplier_1(const WorkloadInfo<ops::DepthwiseConvolution2d>& info) {
   if (info.inputs[1].shape[3] != info.inputs[0].shape[3])
@@ -153,9 +161,9 @@ class DepthwiseConvolution {
           const std::ptrdiff_t y0 = oy * params_.stride.height - params_.padding.top;
           const std::ptrdiff_t ky0 = first_tap(y0, params_.dilation.height),
                                ky1 = end_tap(y0, params_.dilation.height, kernel_.height, xs[1]);
-          const bool last_slice = slice + 1 == slices;
-          const std::ptrdiff_t begin = full_vectors * slice / slices * lanes,
-                               end = last_slice ? channels : full_vectors * (slice + 1) / slices * lanes;
+          const SliceBounds vectors = slice_bounds(full_vectors, slice, slices);
+          const std::ptrdiff_t begin = vectors.begin * lanes,
+                               end = slice + 1 == slices ? channels : vectors.end * lanes;
           std::ptrdiff_t c = begin;
           for (; c + std::ptrdiff_t{lanes} <= end; c += lanes)
             channel_block<K, Stride, false>(x, y, xs, ys, c, y0, ky0, ky1, interior, lanes);
@@ -341,11 +349,13 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
             const std::size_t n = row / ys[1], oy = row % ys[1];
             const std::uint8_t* x = input + n * xs[1] * xs[2] * xs[3];
             std::uint8_t* y = output + row * ys[2] * ys[3];
-            if constexpr (quads)
+            if constexpr (quads) {
               quad_row<K, Stride, Int8DepthwiseQuads>(x, y, xs, ys, oy, interior);
-            else
-              for (std::size_t b = blocks * slice / slices; b < blocks * (slice + 1) / slices; ++b)
+            } else {
+              const SliceBounds own = slice_bounds(blocks, slice, slices);
+              for (std::size_t b = own.begin; b < own.end; ++b)
                 lane_block<K, Stride>(x, y, xs, ys, b * lanes, oy, interior);
+            }
           },
           std::size_t{ys[2]} * (ys[3] / slices) * kernel_.height * kernel_.width);
     });
