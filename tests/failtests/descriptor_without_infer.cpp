@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Must not compile with KILN_SHOULD_FAIL: a layer type that is not an op descriptor (no infer).
-#include <kiln/kiln.hpp>
+#include <kiln/backends/ref/ref_backend.hpp>
+#include <kiln/runtime/runtime.hpp>
 
 struct NoInfer {
   static constexpr std::string_view name = "NoInfer";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Must not compile with KILN_SHOULD_FAIL: the last backend must implement every op.
-#include <kiln/kiln.hpp>
+#include <kiln/backends/ref/ref_backend.hpp>
+#include <kiln/runtime/runtime.hpp>
 
 struct PartialBackend {
   using fallback = void;

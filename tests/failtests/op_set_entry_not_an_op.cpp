@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Must not compile with KILN_SHOULD_FAIL: an OpSet names something that is not an op descriptor.
-#include <kiln/kiln.hpp>
+#include <kiln/backends/ref/ref_backend.hpp>
+#include <kiln/runtime/runtime.hpp>
 
 #ifdef KILN_SHOULD_FAIL
 using Ops = kiln::OpSet<kiln::ops::Convolution2d, kiln::RefBackend>;

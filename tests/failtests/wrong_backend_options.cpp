@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Must not compile with KILN_SHOULD_FAIL: options for a backend the runtime does not have.
-#include <kiln/kiln.hpp>
+#include <kiln/backends/ref/ref_backend.hpp>
+#include <kiln/runtime/runtime.hpp>
 
 struct Other {
   using fallback = void;
