@@ -50,16 +50,18 @@ class ElementwiseStage {
   }
 
   /// The output for input integers qa and qb.
-  std::int32_t operator()(std::int32_t qa, std::int32_t qb) const {
-    return requantize(accumulate(qa, qb), output_multiplier_, y_zero_, range_.lo, range_.hi);
-  }
-  /// What the output stage takes: the rescaled sum or difference, or the product.
-  std::int32_t accumulate(std::int32_t qa, std::int32_t qb) const {
-    const std::int32_t da = qa - a_zero_, db = qb - b_zero_;
-    if (operation_ == ops::BinaryOperation::Mul) return da * db;
-    const std::int32_t ra = a_multiplier_.apply(da * (1 << input_shift));
-    const std::int32_t rb = b_multiplier_.apply(db * (1 << input_shift));
-    return operation_ == ops::BinaryOperation::Add ? ra + rb : ra - rb;
+  std::int32_t operator()(std::int32_t qa, std::int32_t qb) const { return combine(rescaled_a(qa), rescaled_b(qb)); }
+  /// Input a's integer as the sum or product takes it: less its zero point, and for Add and Sub
+  /// rescaled to the common scale. Each input's part is a function of that input alone, so a
+  /// kernel can make it once per input value.
+  std::int32_t rescaled_a(std::int32_t qa) const { return rescaled(qa - a_zero_, a_multiplier_); }
+  std::int32_t rescaled_b(std::int32_t qb) const { return rescaled(qb - b_zero_, b_multiplier_); }
+  /// The output for two rescaled inputs: their sum, difference or product, requantized.
+  std::int32_t combine(std::int32_t ra, std::int32_t rb) const {
+    const std::int32_t combined = operation_ == ops::BinaryOperation::Mul   ? ra * rb
+                                  : operation_ == ops::BinaryOperation::Add ? ra + rb
+                                                                            : ra - rb;
+    return requantize(combined, output_multiplier_, y_zero_, range_.lo, range_.hi);
   }
 
   /// The parts, for kernels.
@@ -77,6 +79,10 @@ class ElementwiseStage {
   std::int32_t a_zero_ = 0, b_zero_ = 0, y_zero_ = 0;
   Requantization a_multiplier_, b_multiplier_, output_multiplier_;
   OutputRange range_;
+
+  std::int32_t rescaled(std::int32_t difference, const Requantization& multiplier) const {
+    return operation_ == ops::BinaryOperation::Mul ? difference : multiplier.apply(difference * (1 << input_shift));
+  }
 };
 
 /// Checks an int8 ElementwiseBinary: Add, Sub or Mul; both inputs and the output QAsymmU8 or

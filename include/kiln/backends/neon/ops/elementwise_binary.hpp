@@ -3,6 +3,7 @@
 // (Float16 computed in Float32 lanes); int8 Add, Sub and Mul through a table of every output byte.
 #pragma once
 
+#include <array>
 #include <limits>
 #include <vector>
 
@@ -133,12 +134,18 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::ElementwiseBinary,
   static Expected<Kernel> create(const WorkloadInfo<ops::ElementwiseBinary>& info, Context&) {
     auto stage = quantized::ElementwiseStage::make(info);
     if (!stage) return stage.status();
+    // Each input's rescaling once per byte value, so that an entry costs one requantization.
+    std::array<std::int32_t, 256> rescaled_a, rescaled_b;
+    for (int byte = 0; byte < 256; ++byte) {
+      rescaled_a[byte] = stage->rescaled_a(integer_of(byte));
+      rescaled_b[byte] = stage->rescaled_b(integer_of(byte));
+    }
     Kernel kernel;
     kernel.table_.resize(256 * 256);
     // Entry (a, b) holds the output for the input bytes a and b, read as T's integers.
     for (int a = 0; a < 256; ++a)
       for (int b = 0; b < 256; ++b)
-        kernel.table_[a * 256 + b] = static_cast<std::uint8_t>((*stage)(integer_of(a), integer_of(b)));
+        kernel.table_[a * 256 + b] = static_cast<std::uint8_t>(stage->combine(rescaled_a[a], rescaled_b[b]));
     return kernel;
   }
 

@@ -159,11 +159,14 @@ class PackedInt8Weights {
         const std::size_t column = paired ? pair_slot[j % int8_nr] : j % int8_nr;
         const std::int8_t* w = weights + channel * k;
         BValue* dst = data_.data() + panel * steps_ * int8_nr * depth + column * depth;
+        // A step's depth weights at a time, and the sum apart, where it vectorizes: a byte at a
+        // time, packing was a third of the time a quantized MobileNet-v2 took to make its workloads.
+        const std::size_t whole_steps = k / depth;
+        for (std::size_t s = 0; s < whole_steps; ++s)
+          for (std::size_t d = 0; d < depth; ++d) dst[s * int8_nr * depth + d] = w[s * depth + d];
+        for (std::size_t p = whole_steps * depth; p < k; ++p) dst[whole_steps * int8_nr * depth + p % depth] = w[p];
         std::int64_t sum = 0;
-        for (std::size_t p = 0; p < k; ++p) {
-          dst[p / depth * int8_nr * depth + p % depth] = w[p];
-          sum += w[p];
-        }
+        for (std::size_t p = 0; p < k; ++p) sum += w[p];
         // The kernel sums (x + offset) w; the layer wants (x - zero point) w. In int64, then
         // wrapped to int32 as the kernel's sums are: decision 0014 bounds the result.
         const std::int64_t corrected = (bias ? bias[channel] : 0) - std::int64_t{padding_value_} * sum;
