@@ -544,20 +544,22 @@ Expected<ImportedModel> import_model(std::span<const std::byte> bytes) {
 }
 
 Expected<ImportedModel> import_file(const std::string& path) {
+  std::span<const std::byte> bytes;
 #if KILN_TFLITE_MAPS_FILES
-  if (const auto mapped = MappedFile::map(path)) {
-    auto imported = import_model(mapped->bytes());
-    if (!imported) return imported.status().with_context(path);
-    return imported;
-  }
+  const auto mapped = MappedFile::map(path);
+  if (mapped) bytes = mapped->bytes();
 #endif
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) return Status::error(ErrorCode::InvalidArgument, "cannot open '", path, "'");
-  const std::streamoff size = file.tellg();
-  std::vector<std::byte> bytes(static_cast<std::size_t>(std::max<std::streamoff>(size, 0)));
-  file.seekg(0);
-  if (!file.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
-    return Status::error(ErrorCode::InvalidArgument, "cannot read '", path, "'");
+  std::vector<std::byte> read;  // where the file cannot be mapped
+  if (bytes.empty()) {
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) return Status::error(ErrorCode::InvalidArgument, "cannot open '", path, "'");
+    const std::streamoff size = file.tellg();
+    read.resize(static_cast<std::size_t>(std::max<std::streamoff>(size, 0)));
+    file.seekg(0);
+    if (!file.read(reinterpret_cast<char*>(read.data()), static_cast<std::streamsize>(read.size())))
+      return Status::error(ErrorCode::InvalidArgument, "cannot read '", path, "'");
+    bytes = read;
+  }
   auto imported = import_model(bytes);
   if (!imported) return imported.status().with_context(path);
   return imported;
