@@ -144,12 +144,12 @@ Status range(Importer& im) {
   return Status::ok();
 }
 
-constexpr ConverterEntry converters[] = {
+constexpr ConverterEntry constant_ops[] = {
     {"Cast", cast}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape}, {"Range", range}, {"Shape", shape},
 };
 
 }  // namespace
 
-std::span<const ConverterEntry> constant_converters() { return converters; }
+std::span<const ConverterEntry> constant_converters() { return constant_ops; }
 
 }  // namespace kiln::onnx::detail

@@ -131,10 +131,10 @@ Status conv_transpose(Importer& im) {
   return define_nhwc_output(im, *y, one_d);
 }
 
-constexpr ConverterEntry converters[] = {{"Conv", conv}, {"ConvTranspose", conv_transpose}};
+constexpr ConverterEntry convolution_ops[] = {{"Conv", conv}, {"ConvTranspose", conv_transpose}};
 
 }  // namespace
 
-std::span<const ConverterEntry> convolution_converters() { return converters; }
+std::span<const ConverterEntry> convolution_converters() { return convolution_ops; }
 
 }  // namespace kiln::onnx::detail

@@ -121,10 +121,10 @@ Status matmul(Importer& im) {
   return Status::ok();
 }
 
-constexpr ConverterEntry converters[] = {{"Gemm", gemm}, {"MatMul", matmul}};
+constexpr ConverterEntry dense_ops[] = {{"Gemm", gemm}, {"MatMul", matmul}};
 
 }  // namespace
 
-std::span<const ConverterEntry> dense_converters() { return converters; }
+std::span<const ConverterEntry> dense_converters() { return dense_ops; }
 
 }  // namespace kiln::onnx::detail

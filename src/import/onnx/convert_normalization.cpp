@@ -52,7 +52,7 @@ Status softmax(Importer& im) {
   return im.define_op<ops::Softmax>({kiln_axis, 1.0f, Log}, *x, layout);
 }
 
-constexpr ConverterEntry converters[] = {
+constexpr ConverterEntry normalization_ops[] = {
     {"BatchNormalization", batch_normalization},
     {"LogSoftmax", softmax<true>},
     {"Softmax", softmax<false>},
@@ -60,6 +60,6 @@ constexpr ConverterEntry converters[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> normalization_converters() { return converters; }
+std::span<const ConverterEntry> normalization_converters() { return normalization_ops; }
 
 }  // namespace kiln::onnx::detail

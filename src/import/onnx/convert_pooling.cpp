@@ -41,7 +41,7 @@ Status global_pool(Importer& im) {
   return define_nhwc_output(im, y, x->dims.size() == 3);
 }
 
-constexpr ConverterEntry converters[] = {
+constexpr ConverterEntry pooling_ops[] = {
     {"AveragePool", pool<ops::PoolingKind::Average>},
     {"GlobalAveragePool", global_pool<ops::PoolingKind::Average>},
     {"GlobalMaxPool", global_pool<ops::PoolingKind::Max>},
@@ -50,6 +50,6 @@ constexpr ConverterEntry converters[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> pooling_converters() { return converters; }
+std::span<const ConverterEntry> pooling_converters() { return pooling_ops; }
 
 }  // namespace kiln::onnx::detail

@@ -172,7 +172,7 @@ Status qlinear_concat(Importer& im) {
   return e.run();
 }
 
-constexpr ConverterEntry converters[] = {
+constexpr ConverterEntry qoperator_ops[] = {
     {"QLinearConv", qlinear_conv},
     {"QLinearMatMul", qlinear_matmul},
     {"com.microsoft.QGemm", qgemm},
@@ -188,6 +188,6 @@ constexpr ConverterEntry converters[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> qoperator_converters() { return converters; }
+std::span<const ConverterEntry> qoperator_converters() { return qoperator_ops; }
 
 }  // namespace kiln::onnx::detail

@@ -186,13 +186,13 @@ Status dequantize_linear(Importer& im) {
   return Status::ok();
 }
 
-constexpr ConverterEntry converters[] = {
+constexpr ConverterEntry quantization_ops[] = {
     {"DequantizeLinear", dequantize_linear},
     {"QuantizeLinear", quantize_linear},
 };
 
 }  // namespace
 
-std::span<const ConverterEntry> quantization_converters() { return converters; }
+std::span<const ConverterEntry> quantization_converters() { return quantization_ops; }
 
 }  // namespace kiln::onnx::detail

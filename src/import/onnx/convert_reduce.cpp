@@ -57,7 +57,7 @@ Status reduce(Importer& im) {
   return Status::ok();
 }
 
-constexpr ConverterEntry converters[] = {
+constexpr ConverterEntry reduce_ops[] = {
     {"ReduceMax", reduce<ops::ReduceOperation::Max>},
     {"ReduceMean", reduce<ops::ReduceOperation::Mean>},
     {"ReduceMin", reduce<ops::ReduceOperation::Min>},
@@ -66,6 +66,6 @@ constexpr ConverterEntry converters[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> reduce_converters() { return converters; }
+std::span<const ConverterEntry> reduce_converters() { return reduce_ops; }
 
 }  // namespace kiln::onnx::detail

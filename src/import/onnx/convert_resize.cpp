@@ -113,10 +113,10 @@ Status upsample(Importer& im) {
   return resize_to(im, *x, sizes, a);
 }
 
-constexpr ConverterEntry converters[] = {{"Resize", resize}, {"Upsample", upsample}};
+constexpr ConverterEntry resize_ops[] = {{"Resize", resize}, {"Upsample", upsample}};
 
 }  // namespace
 
-std::span<const ConverterEntry> resize_converters() { return converters; }
+std::span<const ConverterEntry> resize_converters() { return resize_ops; }
 
 }  // namespace kiln::onnx::detail

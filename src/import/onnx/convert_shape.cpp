@@ -523,7 +523,7 @@ Status gather(Importer& im) {
   return Status::ok();
 }
 
-constexpr ConverterEntry converters[] = {
+constexpr ConverterEntry shape_ops[] = {
     {"Concat", concat},     {"Dropout", identity}, {"Flatten", flatten},     {"Gather", gather},
     {"Identity", identity}, {"Pad", pad},          {"Reshape", reshape},     {"Slice", slice},
     {"Split", split},       {"Squeeze", squeeze},  {"Transpose", transpose}, {"Unsqueeze", unsqueeze},
@@ -531,6 +531,6 @@ constexpr ConverterEntry converters[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> shape_converters() { return converters; }
+std::span<const ConverterEntry> shape_converters() { return shape_ops; }
 
 }  // namespace kiln::onnx::detail
