@@ -311,9 +311,10 @@ struct Kernel<ops::DepthwiseConvolution2d, DataType::Float16> : DepthwiseConvolu
 /// at a time. Where the whole window is inside the input the zero point's share is folded into the
 /// bias (sum x w), and 3x3 and 5x5 windows are unrolled: four taps at a time where the instruction
 /// set has Int8DepthwiseQuads (AVX512-VNNI), else a channel in each int32 lane with the widened
-/// weights in registers. A border pixel adds (x - zero point) x w for the taps inside (one outside
-/// would read the zero point and add 0), a channel a lane. Sums are exact in int32; then Int8Dot's
-/// output stage. Channel multiplier 1; weights and bias constants, laid out at load.
+/// weights in registers; their border pixels take the same taps, reading the zero point for those
+/// outside the input. Any other window adds (x - zero point) x w for the taps inside, a channel a
+/// lane (border_pixel). Sums are exact in int32; then Int8Dot's output stage. Channel multiplier 1;
+/// weights and bias constants, laid out at load.
 template <DataType T>
 requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvolution2d, T> {
   static constexpr std::size_t inputs_read_at_run = 1;  // the constants after it are prepared at load
@@ -391,35 +392,49 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
     Int8Dot::store(acc, stages_.from(c), 0, y + ox * channels + c, count);
   }
 
-  /// Output row oy of channels [c, c + lanes), a channel a lane.
+  /// Output row oy of channels [c, c + lanes), a channel a lane. An unrolled window takes the
+  /// border's pixels through the interior's taps too, with the weights in registers: a tap outside
+  /// the input reads the zero point instead, which the folded bias (bias - zero point x the sum of
+  /// every weight) takes back out, so the sum is border_pixel's, exactly. (A border pixel through
+  /// border_pixel cost several interior ones: DS-CNN's 25x5 planes are 40 % border.)
   template <std::uint32_t K, std::uint32_t Stride>
   void lane_block(const std::uint8_t* x, std::uint8_t* y, const TensorShape& xs, const TensorShape& ys, std::size_t c,
                   std::size_t oy, InteriorColumns interior) const {
-    const std::ptrdiff_t width = xs[2], channels = xs[3];
-    const std::size_t count = std::min<std::size_t>(lanes, xs[3] - c);
     const WindowRows rows = window_rows(oy, xs[1]);
-    const Int8OutputStage stage = stages_.from(c);
-    auto border = [&](std::ptrdiff_t ox) { border_pixel(x, y, xs, c, rows, ox); };
-    walk_row<K>(ys[2], interior, rows.ky0 == 0 && rows.ky1 == std::ptrdiff_t{K}, border, [&] {
-      typename Int8Dot::Acc w[std::max(K * K, 1u)];
+    if constexpr (K == 0) {
+      for (std::ptrdiff_t ox = 0; ox < std::ptrdiff_t{ys[2]}; ++ox) border_pixel(x, y, xs, c, rows, ox);
+    } else {
+      const std::ptrdiff_t width = xs[2], channels = xs[3], left = params_.padding.left;
+      const std::size_t count = std::min<std::size_t>(lanes, xs[3] - c);
+      const Int8OutputStage stage = stages_.from(c);
+      typename Int8Dot::Acc w[K * K];
 #pragma GCC unroll 25
       for (std::size_t t = 0; t < K * K; ++t) w[t] = Int8Dot::load(&weights_[t * padded_channels_ + c]);
-      return [&, w, folded_bias = Int8Dot::load(&folded_bias_[c])](std::ptrdiff_t ox) {
-        const std::uint8_t* window =
-            x +
-            (rows.y0 * width + ox * std::ptrdiff_t{Stride} - static_cast<std::ptrdiff_t>(params_.padding.left)) *
-                channels +
-            c;
+      const auto folded_bias = Int8Dot::load(&folded_bias_[c]);
+      const auto zero_point = Int8Dot::splat(zero_point_);
+      auto pixel = [&]<bool Border>(std::ptrdiff_t ox, std::bool_constant<Border>) {
+        const std::ptrdiff_t x0 = ox * std::ptrdiff_t{Stride} - left;
+        const std::ptrdiff_t kx0 = Border ? std::max<std::ptrdiff_t>(0, -x0) : 0;
+        const std::ptrdiff_t kx1 = Border ? std::min<std::ptrdiff_t>(K, width - x0) : K;
+        // The window's first byte as an offset from x: a pointer is made only for taps inside.
+        const std::ptrdiff_t first = (rows.y0 * width + x0) * channels + static_cast<std::ptrdiff_t>(c);
         auto acc = folded_bias;
 #pragma GCC unroll 5
         for (std::ptrdiff_t ky = 0; ky < std::ptrdiff_t{K}; ++ky)
 #pragma GCC unroll 5
-          for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{K}; ++kx)
-            acc = Int8Dot::multiply_add(acc, Int8Dot::widen(window + (ky * width + kx) * channels, count, signed_input),
-                                        w[ky * K + kx]);
+          for (std::ptrdiff_t kx = 0; kx < std::ptrdiff_t{K}; ++kx) {
+            const bool inside = !Border || (ky >= rows.ky0 && ky < rows.ky1 && kx >= kx0 && kx < kx1);
+            const auto tap =
+                inside ? Int8Dot::widen(x + first + (ky * width + kx) * channels, count, signed_input) : zero_point;
+            acc = Int8Dot::multiply_add(acc, tap, w[ky * K + kx]);
+          }
         Int8Dot::store(acc, stage, 0, y + ox * channels + c, count);
       };
-    });
+      walk_row<K>(
+          ys[2], interior, rows.ky0 == 0 && rows.ky1 == std::ptrdiff_t{K},
+          [&](std::ptrdiff_t ox) { pixel(ox, std::true_type{}); },
+          [&] { return [&](std::ptrdiff_t ox) { pixel(ox, std::false_type{}); }; });
+    }
   }
 
   /// The taps of a window inside the input: rows [ky0, ky1), columns [kx0, kx1).
