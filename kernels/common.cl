@@ -2,6 +2,24 @@
 // Helpers shared by every kernel family: ClBackend prepends this file to each family's source.
 // OpenCL C 1.2 only.
 
+// The elements of a float layer's tensors: float, or, in a program built with KILN_HALF, binary16
+// halves read with vload_half and written with vstore_half_rte. Those are core OpenCL (no
+// cl_khr_fp16), so every device runs Float16 layers, and the arithmetic stays in float with one
+// rounding per result, to nearest even: RefBackend's Float16 (decision 0024).
+#ifdef KILN_HALF
+#define REAL half
+#define LOAD(p, i) vload_half((i), (p))
+#define LOAD8(p) vload_half8(0, (p))
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE8(p, v) vstore_half8_rte((v), 0, (p))
+#else
+#define REAL float
+#define LOAD(p, i) ((p)[i])
+#define LOAD8(p) vload8(0, (p))
+#define STORE(p, i, v) ((p)[i] = (v))
+#define STORE8(p, v) vstore8((v), 0, (p))
+#endif
+
 // Values of ops::ActivationFunction; KILN_NO_ACTIVATION when a layer has no fused activation.
 #define KILN_NO_ACTIVATION (-1)
 #define KILN_RELU 0
@@ -63,10 +81,10 @@ inline int kiln_offset(uint index, uint8 dims, int8 strides) {
 
 // Stores eight sums of one row of a tile at `y`, each plus its bias (when has_bias) and through
 // the activation: the last step of the tiled convolution and GEMM kernels.
-inline void kiln_store8(__global float* y, float8 sums, __global const float* bias, int has_bias, int function,
+inline void kiln_store8(__global REAL* y, float8 sums, __global const REAL* bias, int has_bias, int function,
                         float fa, float fb) {
   float v[8];
   vstore8(sums, 0, v);
-  for (int j = 0; j < 8; ++j) v[j] = kiln_activate(v[j] + (has_bias ? bias[j] : 0.0f), function, fa, fb);
-  vstore8(vload8(0, v), 0, y);
+  for (int j = 0; j < 8; ++j) v[j] = kiln_activate(v[j] + (has_bias ? LOAD(bias, j) : 0.0f), function, fa, fb);
+  STORE8(y, vload8(0, v));
 }

@@ -4,9 +4,9 @@
 
 #ifndef QUANTIZED
 
-__kernel void activation(__global const float* x, __global float* y, int function, float a, float b) {
+__kernel void activation(__global const REAL* x, __global REAL* y, int function, float a, float b) {
   const uint i = get_global_id(0);
-  y[i] = kiln_activate(x[i], function, a, b);
+  STORE(y, i, kiln_activate(LOAD(x, i), function, a, b));
 }
 
 // int8 Activation: each input byte, whichever 8-bit type it is, through the layer's 256-entry table
@@ -29,24 +29,24 @@ inline float binary(int op, float a, float b) {
   }
 }
 
-__kernel void binary_same_shape(__global const float* a, __global const float* b, __global float* y, int op,
+__kernel void binary_same_shape(__global const REAL* a, __global const REAL* b, __global REAL* y, int op,
                                 int function, float fa, float fb) {
   const uint i = get_global_id(0);
-  y[i] = kiln_activate(binary(op, a[i], b[i]), function, fa, fb);
+  STORE(y, i, kiln_activate(binary(op, LOAD(a, i), LOAD(b, i)), function, fa, fb));
 }
 
 // numpy broadcasting: a_strides and b_strides are 0 along the dimensions an input is broadcast in.
-__kernel void binary_broadcast(__global const float* a, __global const float* b, __global float* y, uint8 dims,
+__kernel void binary_broadcast(__global const REAL* a, __global const REAL* b, __global REAL* y, uint8 dims,
                                int8 a_strides, int8 b_strides, int op, int function, float fa, float fb) {
   const uint i = get_global_id(0);
-  const float value = binary(op, a[kiln_offset(i, dims, a_strides)], b[kiln_offset(i, dims, b_strides)]);
-  y[i] = kiln_activate(value, function, fa, fb);
+  const float value = binary(op, LOAD(a, kiln_offset(i, dims, a_strides)), LOAD(b, kiln_offset(i, dims, b_strides)));
+  STORE(y, i, kiln_activate(value, function, fa, fb));
 }
 
 // Values of ops::UnaryOperation.
-__kernel void unary(__global const float* x, __global float* y, int op) {
+__kernel void unary(__global const REAL* x, __global REAL* y, int op) {
   const uint i = get_global_id(0);
-  const float v = x[i];
+  const float v = LOAD(x, i);
   float r;
   switch (op) {
     case 0: r = fabs(v); break;
@@ -58,16 +58,16 @@ __kernel void unary(__global const float* x, __global float* y, int op) {
     case 6: r = 1.0f / v; break;
     default: r = erf(v); break;
   }
-  y[i] = r;
+  STORE(y, i, r);
 }
 
 // Channels are the innermost dimension.
-__kernel void batch_normalization(__global const float* x, __global const float* mean, __global const float* variance,
-                                  __global const float* beta, __global const float* gamma, __global float* y,
+__kernel void batch_normalization(__global const REAL* x, __global const REAL* mean, __global const REAL* variance,
+                                  __global const REAL* beta, __global const REAL* gamma, __global REAL* y,
                                   uint channels, float epsilon) {
   const uint i = get_global_id(0);
   const uint c = i % channels;
-  y[i] = gamma[c] * (x[i] - mean[c]) / sqrt(variance[c] + epsilon) + beta[c];
+  STORE(y, i, LOAD(gamma, c) * (LOAD(x, i) - LOAD(mean, c)) / sqrt(LOAD(variance, c) + epsilon) + LOAD(beta, c));
 }
 #else
 // int8 Add and Sub (op 0, 1): each input's (q - z) x 2^20 rescaled to a common scale by its stage,

@@ -2,31 +2,31 @@
 // FullyConnected and BatchMatMul: one work-item per output element, dimension 0 the column.
 
 // FullyConnected: y[r, n] = sum_k x[r, k] * w[n, k] (+ bias[n]); dimension 1 the row r.
-__kernel void fully_connected(__global const float* x, __global const float* w, __global const float* bias,
-                              __global float* y, uint k, int has_bias, int function, float fa, float fb) {
+__kernel void fully_connected(__global const REAL* x, __global const REAL* w, __global const REAL* bias,
+                              __global REAL* y, uint k, int has_bias, int function, float fa, float fb) {
   const uint n = get_global_id(0), r = get_global_id(1);
   const uint columns = get_global_size(0);
-  __global const float* xr = x + r * k;
-  __global const float* wn = w + n * k;
+  __global const REAL* xr = x + r * k;
+  __global const REAL* wn = w + n * k;
   float sum = 0.0f;
-  for (uint p = 0; p < k; ++p) sum = fma(xr[p], wn[p], sum);
-  if (has_bias) sum += bias[n];
-  y[r * columns + n] = kiln_activate(sum, function, fa, fb);
+  for (uint p = 0; p < k; ++p) sum = fma(LOAD(xr, p), LOAD(wn, p), sum);
+  if (has_bias) sum += LOAD(bias, n);
+  STORE(y, r * columns + n, kiln_activate(sum, function, fa, fb));
 }
 
 // BatchMatMul: dimension 1 the row i, 2 the batch. A matrix's element (i, p) is at
 // a_row * i + a_col * p; batches broadcast through a_batch/b_batch strides (in matrices) over
 // the batch dimensions `batch_dims`.
-__kernel void batch_mat_mul(__global const float* a, __global const float* b, __global float* y, uint m, uint k,
+__kernel void batch_mat_mul(__global const REAL* a, __global const REAL* b, __global REAL* y, uint m, uint k,
                             uint a_row, uint a_col, uint b_row, uint b_col, uint8 batch_dims, int8 a_batch,
                             int8 b_batch) {
   const uint j = get_global_id(0), i = get_global_id(1), batch = get_global_id(2);
   const uint n = get_global_size(0);
-  __global const float* am = a + kiln_offset(batch, batch_dims, a_batch) * m * k;
-  __global const float* bm = b + kiln_offset(batch, batch_dims, b_batch) * k * n;
+  __global const REAL* am = a + kiln_offset(batch, batch_dims, a_batch) * m * k;
+  __global const REAL* bm = b + kiln_offset(batch, batch_dims, b_batch) * k * n;
   float sum = 0.0f;
-  for (uint p = 0; p < k; ++p) sum = fma(am[i * a_row + p * a_col], bm[p * b_row + j * b_col], sum);
-  y[(batch * m + i) * n + j] = sum;
+  for (uint p = 0; p < k; ++p) sum = fma(LOAD(am, i * a_row + p * a_col), LOAD(bm, p * b_row + j * b_col), sum);
+  STORE(y, (batch * m + i) * n + j, sum);
 }
 
 #ifdef QUANTIZED
@@ -53,24 +53,24 @@ __kernel void int8_batch_mat_mul(__global const QUANTIZED* a, __global const QUA
 #define GEMM_TILE_M 4
 #define GEMM_TILE_N 8
 
-__kernel void gemm(__global const float* a, __global const float* b, __global const float* bias, __global float* c,
+__kernel void gemm(__global const REAL* a, __global const REAL* b, __global const REAL* bias, __global REAL* c,
                    uint m, uint n, uint k, int has_bias, int function, float fa, float fb) {
   const uint col = get_global_id(0) * GEMM_TILE_N, row = get_global_id(1) * GEMM_TILE_M;
   if (row >= m || col >= n) return;
   if (row + GEMM_TILE_M <= m && col + GEMM_TILE_N <= n) {
-    __global const float* a0 = a + row * k;
-    __global const float* a1 = a0 + k;
-    __global const float* a2 = a1 + k;
-    __global const float* a3 = a2 + k;
+    __global const REAL* a0 = a + row * k;
+    __global const REAL* a1 = a0 + k;
+    __global const REAL* a2 = a1 + k;
+    __global const REAL* a3 = a2 + k;
     float8 s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
     for (uint p = 0; p < k; ++p) {
-      const float8 bp = vload8(0, b + p * n + col);
-      s0 = fma((float8)(a0[p]), bp, s0);
-      s1 = fma((float8)(a1[p]), bp, s1);
-      s2 = fma((float8)(a2[p]), bp, s2);
-      s3 = fma((float8)(a3[p]), bp, s3);
+      const float8 bp = LOAD8(b + p * n + col);
+      s0 = fma((float8)(LOAD(a0, p)), bp, s0);
+      s1 = fma((float8)(LOAD(a1, p)), bp, s1);
+      s2 = fma((float8)(LOAD(a2, p)), bp, s2);
+      s3 = fma((float8)(LOAD(a3, p)), bp, s3);
     }
-    __global const float* bias_tile = bias + col;
+    __global const REAL* bias_tile = bias + col;
     kiln_store8(c + row * n + col, s0, bias_tile, has_bias, function, fa, fb);
     kiln_store8(c + (row + 1) * n + col, s1, bias_tile, has_bias, function, fa, fb);
     kiln_store8(c + (row + 2) * n + col, s2, bias_tile, has_bias, function, fa, fb);
@@ -80,7 +80,7 @@ __kernel void gemm(__global const float* a, __global const float* b, __global co
   if (col + GEMM_TILE_N <= n) {  // the last rows, fewer than four: eight columns at a time still
     for (uint i = row; i < m; ++i) {
       float8 sums = 0.0f;
-      for (uint p = 0; p < k; ++p) sums = fma((float8)(a[i * k + p]), vload8(0, b + p * n + col), sums);
+      for (uint p = 0; p < k; ++p) sums = fma((float8)(LOAD(a, i * k + p)), LOAD8(b + p * n + col), sums);
       kiln_store8(c + i * n + col, sums, bias + col, has_bias, function, fa, fb);
     }
     return;
@@ -88,7 +88,7 @@ __kernel void gemm(__global const float* a, __global const float* b, __global co
   for (uint i = row; i < min(row + GEMM_TILE_M, m); ++i)
     for (uint j = col; j < min(col + GEMM_TILE_N, n); ++j) {
       float sum = 0.0f;
-      for (uint p = 0; p < k; ++p) sum = fma(a[i * k + p], b[p * n + j], sum);
-      c[i * n + j] = kiln_activate(sum + (has_bias ? bias[j] : 0.0f), function, fa, fb);
+      for (uint p = 0; p < k; ++p) sum = fma(LOAD(a, i * k + p), LOAD(b, p * n + j), sum);
+      STORE(c, i * n + j, kiln_activate(sum + (has_bias ? LOAD(bias, j) : 0.0f), function, fa, fb));
     }
 }

@@ -18,7 +18,7 @@ inline int4 kiln_pool_window(uint oy, uint ox, uint height, uint width, uint win
 }
 
 #ifndef QUANTIZED
-__kernel void pooling2d(__global const float* x, __global float* y, uint height, uint width, uint out_height,
+__kernel void pooling2d(__global const REAL* x, __global REAL* y, uint height, uint width, uint out_height,
                         uint window_h, uint window_w, uint stride_h, uint stride_w, uint pad_top, uint pad_bottom,
                         uint pad_left, uint pad_right, int average, int count_include_pad) {
   const uint c = get_global_id(0), ox = get_global_id(1);
@@ -30,11 +30,11 @@ __kernel void pooling2d(__global const float* x, __global float* y, uint height,
   float best = -INFINITY, sum = 0.0f;
   for (int iy = w.s0; iy < w.s1; ++iy)
     for (int ix = w.s2; ix < w.s3; ++ix) {
-      const float v = x[((n * height + iy) * width + ix) * channels + c];
+      const float v = LOAD(x, ((n * height + iy) * width + ix) * channels + c);
       best = fmax(best, v);
       sum += v;
     }
-  y[((n * out_height + oy) * out_width + ox) * channels + c] = average ? sum / (float)divisor : best;
+  STORE(y, ((n * out_height + oy) * out_width + ox) * channels + c, average ? sum / (float)divisor : best);
 }
 #else
 // int8 (decision 0014): the window's max of (x - x_zero) (average 0), or its sum (average 1), through

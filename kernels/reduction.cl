@@ -2,36 +2,36 @@
 // Softmax and Reduce: one work-item per independent row, which it walks in full.
 
 // Softmax over an axis of `length` elements `inner` apart: dimension 0 the inner index, 1 the outer.
-__kernel void softmax(__global const float* x, __global float* y, uint length, float beta, int log_softmax) {
+__kernel void softmax(__global const REAL* x, __global REAL* y, uint length, float beta, int log_softmax) {
   const uint i = get_global_id(0), o = get_global_id(1);
   const uint inner = get_global_size(0);
   const uint base = o * length * inner + i;
   float largest = -INFINITY;
-  for (uint j = 0; j < length; ++j) largest = fmax(largest, beta * x[base + j * inner]);
+  for (uint j = 0; j < length; ++j) largest = fmax(largest, beta * LOAD(x, base + j * inner));
   float sum = 0.0f;
-  for (uint j = 0; j < length; ++j) sum += exp(beta * x[base + j * inner] - largest);
+  for (uint j = 0; j < length; ++j) sum += exp(beta * LOAD(x, base + j * inner) - largest);
   const float log_sum = log(sum);
   for (uint j = 0; j < length; ++j) {
-    const float shifted = beta * x[base + j * inner] - largest;
-    y[base + j * inner] = log_softmax ? shifted - log_sum : exp(shifted) / sum;
+    const float shifted = beta * LOAD(x, base + j * inner) - largest;
+    STORE(y, base + j * inner, log_softmax ? shifted - log_sum : exp(shifted) / sum);
   }
 }
 
 // Reduce: output element o starts at kiln_offset(o, kept_dims, kept_strides) in x and gathers the
 // `count` elements kiln_offset(r, reduced_dims, reduced_strides) from there. Values of
 // ops::ReduceOperation: 0 sum, 1 mean, 2 max, 3 min; max and min propagate NaN.
-__kernel void reduce(__global const float* x, __global float* y, uint8 kept_dims, int8 kept_strides,
+__kernel void reduce(__global const REAL* x, __global REAL* y, uint8 kept_dims, int8 kept_strides,
                      uint8 reduced_dims, int8 reduced_strides, uint count, int op) {
   const uint o = get_global_id(0);
-  __global const float* base = x + kiln_offset(o, kept_dims, kept_strides);
+  __global const REAL* base = x + kiln_offset(o, kept_dims, kept_strides);
   float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : 0.0f;
   for (uint r = 0; r < count; ++r) {
-    const float v = base[kiln_offset(r, reduced_dims, reduced_strides)];
+    const float v = LOAD(base, kiln_offset(r, reduced_dims, reduced_strides));
     if (op <= 1) acc += v;
     else if (op == 2) acc = (isnan(v) || v > acc) ? v : acc;
     else acc = (isnan(v) || v < acc) ? v : acc;
   }
-  y[o] = op == 1 ? acc / (float)count : acc;
+  STORE(y, o, op == 1 ? acc / (float)count : acc);
 }
 
 #ifdef QUANTIZED

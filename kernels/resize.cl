@@ -16,17 +16,17 @@ __kernel void resize_nearest(__global const ELEMENT* x, __global ELEMENT* y, __g
 
 // Bilinear: rows[2 oy], rows[2 oy + 1] are the two input rows, row_weight[oy] the weight of the
 // second (columns likewise).
-__kernel void resize_bilinear(__global const float* x, __global float* y, __global const int* rows,
+__kernel void resize_bilinear(__global const REAL* x, __global REAL* y, __global const int* rows,
                               __global const int* columns, __global const float* row_weight,
                               __global const float* column_weight, uint height, uint width, uint out_height) {
   const uint c = get_global_id(0), ox = get_global_id(1);
   const uint n = get_global_id(2) / out_height, oy = get_global_id(2) % out_height;
   const uint channels = get_global_size(0), out_width = get_global_size(1);
   const float fy = row_weight[oy], fx = column_weight[ox];
-  __global const float* plane = x + n * height * width * channels + c;
+  __global const REAL* plane = x + n * height * width * channels + c;
   const uint r0 = rows[2 * oy] * width, r1 = rows[2 * oy + 1] * width;
   const uint c0 = columns[2 * ox], c1 = columns[2 * ox + 1];
-  const float top = plane[(r0 + c0) * channels] * (1.0f - fx) + plane[(r0 + c1) * channels] * fx;
-  const float bottom = plane[(r1 + c0) * channels] * (1.0f - fx) + plane[(r1 + c1) * channels] * fx;
-  y[((n * out_height + oy) * out_width + ox) * channels + c] = top * (1.0f - fy) + bottom * fy;
+  const float top = LOAD(plane, (r0 + c0) * channels) * (1.0f - fx) + LOAD(plane, (r0 + c1) * channels) * fx;
+  const float bottom = LOAD(plane, (r1 + c0) * channels) * (1.0f - fx) + LOAD(plane, (r1 + c1) * channels) * fx;
+  STORE(y, ((n * out_height + oy) * out_width + ox) * channels + c, top * (1.0f - fy) + bottom * fy);
 }

@@ -171,13 +171,27 @@ class Kernel {
   Launch launch_;
 };
 
-/// Base of the workloads that compute in Float32.
+/// The data types a float kernel's tensors may hold: Float32, or Float16 read and written as
+/// halves (kernels/common.cl's REAL, decision 0024).
+constexpr bool is_float_kernel_type(DataType type) { return type == DataType::Float32 || type == DataType::Float16; }
+
+/// Base of the workloads that compute in float, on Float32 tensors or on Float16 ones: one class
+/// for both, its program built with KILN_HALF for a Float16 layer.
 template <class Op>
-struct Float32Kernel : Kernel<Op> {
+struct FloatKernel : Kernel<Op> {
   using Kernel<Op>::Kernel;
   static Status is_supported(const WorkloadInfo<Op>& info) {
-    if (auto s = ref::require_float32(info); !s) return s;
+    const DataType type = ops::layer_data_type(info.inputs, info.outputs);
+    if (auto s = ref::require_type(info, is_float_kernel_type(type) ? type : DataType::Float32); !s) return s;
     return require_int_indices(info);
+  }
+
+ protected:
+  template <class W>
+  static Expected<W> make(const WorkloadInfo<Op>& info, Context& context, std::string_view family,
+                          std::string_view name) {
+    const bool halves = ops::layer_data_type(info.inputs, info.outputs) == DataType::Float16;
+    return Kernel<Op>::template make<W>(info, context, family, name, halves ? "-DKILN_HALF" : "");
   }
 };
 

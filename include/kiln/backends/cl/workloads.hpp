@@ -5,6 +5,7 @@
 #include "kiln/backends/cl/ops/activation.hpp"
 #include "kiln/backends/cl/ops/batch_mat_mul.hpp"
 #include "kiln/backends/cl/ops/batch_normalization.hpp"
+#include "kiln/backends/cl/ops/cast.hpp"
 #include "kiln/backends/cl/ops/concat.hpp"
 #include "kiln/backends/cl/ops/convolution2d.hpp"
 #include "kiln/backends/cl/ops/depthwise_convolution2d.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend Activation (kernels/elementwise.cl): the formulas in Float32, and in int8 a lookup in
-// the layer's table, uploaded at load.
+// ClBackend Activation (kernels/elementwise.cl): the formulas in float (on Float32 and Float16
+// tensors), and in int8 a lookup in the layer's table, uploaded at load.
 #pragma once
 
 #include "kiln/backends/cl/cl_kernel.hpp"
@@ -9,8 +9,9 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Activation, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Activation> {
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::Activation, ClBackend, F>
+    : opencl::FloatKernel<ops::Activation> {
   static Expected<Workload> create(const WorkloadInfo<ops::Activation>& info, opencl::Context& context) {
     return make<Workload>(info, context, "elementwise", "activation");
   }
@@ -19,7 +20,7 @@ struct Workload<ops::Activation, ClBackend, DataType::Float32> : opencl::Float32
                    static_cast<cl_int>(params_.function), params_.a, params_.b);
   }
 
-  using Float32Kernel::Float32Kernel;
+  using FloatKernel::FloatKernel;
 };
 
 /// int8: each byte through quantized::ActivationTable, RefBackend's table.

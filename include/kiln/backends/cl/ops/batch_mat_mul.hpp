@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // ClBackend BatchMatMul: numpy batch broadcasting, either operand transposed (kernels/matmul.cl), in
-// Float32 and in int8 (quantized::MatMulStage).
+// Float32 and Float16 and in int8 (quantized::MatMulStage).
 #pragma once
 
 #include "kiln/backends/cl/cl_kernel.hpp"
@@ -40,9 +40,10 @@ struct MatMulWalk {
 };
 }  // namespace opencl
 
-template <>
-struct Workload<ops::BatchMatMul, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::BatchMatMul> {
-  using Float32Kernel::Float32Kernel;
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::BatchMatMul, ClBackend, F>
+    : opencl::FloatKernel<ops::BatchMatMul> {
+  using FloatKernel::FloatKernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::BatchMatMul>& info, opencl::Context& context) {
     auto made = make<Workload>(info, context, "matmul", "batch_mat_mul");

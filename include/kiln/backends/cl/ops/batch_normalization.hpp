@@ -6,9 +6,9 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::BatchNormalization, ClBackend, DataType::Float32>
-    : opencl::Float32Kernel<ops::BatchNormalization> {
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::BatchNormalization, ClBackend, F>
+    : opencl::FloatKernel<ops::BatchNormalization> {
   static Expected<Workload> create(const WorkloadInfo<ops::BatchNormalization>& info, opencl::Context& context) {
     return make<Workload>(info, context, "elementwise", "batch_normalization");
   }
@@ -18,7 +18,7 @@ struct Workload<ops::BatchNormalization, ClBackend, DataType::Float32>
                    params_.epsilon);
   }
 
-  using Float32Kernel::Float32Kernel;
+  using FloatKernel::FloatKernel;
 };
 
 }  // namespace kiln

@@ -10,9 +10,10 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Convolution2d, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Convolution2d> {
-  using Float32Kernel::Float32Kernel;
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::Convolution2d, ClBackend, F>
+    : opencl::FloatKernel<ops::Convolution2d> {
+  using FloatKernel::FloatKernel;
 
   /// How the layer runs, chosen at load from its shape.
   enum class Method : std::uint8_t {
@@ -35,8 +36,7 @@ struct Workload<ops::Convolution2d, ClBackend, DataType::Float32> : opencl::Floa
                                kernels[static_cast<int>(method)]);
     if (!made || method == Method::Direct) return made;
     // [O, KH, KW, C] is [O, KH * KW * C]: transposed, it is [KH, KW, C, O].
-    auto weights =
-        opencl::upload_transposed(context, static_cast<const float*>(info.constants[1]), ws[0], ws[1] * ws[2] * ws[3]);
+    auto weights = opencl::upload_transposed(context, info.inputs[1], info.constants[1], ws[0], ws[1] * ws[2] * ws[3]);
     if (!weights) return weights.status();
     made->constants_[1] = std::move(*weights);
     made->method_ = method;

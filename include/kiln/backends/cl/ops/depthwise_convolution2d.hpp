@@ -9,10 +9,10 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::DepthwiseConvolution2d, ClBackend, DataType::Float32>
-    : opencl::Float32Kernel<ops::DepthwiseConvolution2d> {
-  using Float32Kernel::Float32Kernel;
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::DepthwiseConvolution2d, ClBackend, F>
+    : opencl::FloatKernel<ops::DepthwiseConvolution2d> {
+  using FloatKernel::FloatKernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::DepthwiseConvolution2d>& info, opencl::Context& context) {
     const bool tiled = info.outputs[0].shape[3] == info.inputs[0].shape[3];

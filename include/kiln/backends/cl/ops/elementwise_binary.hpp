@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend ElementwiseBinary: numpy broadcasting, in Float32 and, for Add, Sub and Mul, in int8
+// ClBackend ElementwiseBinary: numpy broadcasting, in Float32 and Float16 and, for Add, Sub and Mul, in int8
 // (kernels/elementwise.cl).
 #pragma once
 
@@ -25,8 +25,9 @@ struct BroadcastArgs {
 
 }  // namespace opencl
 
-template <>
-struct Workload<ops::ElementwiseBinary, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::ElementwiseBinary> {
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::ElementwiseBinary, ClBackend, F>
+    : opencl::FloatKernel<ops::ElementwiseBinary> {
   static Expected<Workload> create(const WorkloadInfo<ops::ElementwiseBinary>& info, opencl::Context& context) {
     const bool same_shape =
         info.inputs[0].shape == info.outputs[0].shape && info.inputs[1].shape == info.outputs[0].shape;
@@ -46,7 +47,7 @@ struct Workload<ops::ElementwiseBinary, ClBackend, DataType::Float32> : opencl::
                    broadcast_.dims, broadcast_.a_strides, broadcast_.b_strides, op, act.function, act.a, act.b);
   }
 
-  using Float32Kernel::Float32Kernel;
+  using FloatKernel::FloatKernel;
 
  private:
   bool same_shape_ = false;

@@ -6,8 +6,9 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::ElementwiseUnary, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::ElementwiseUnary> {
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::ElementwiseUnary, ClBackend, F>
+    : opencl::FloatKernel<ops::ElementwiseUnary> {
   static Expected<Workload> create(const WorkloadInfo<ops::ElementwiseUnary>& info, opencl::Context& context) {
     return make<Workload>(info, context, "elementwise", "unary");
   }
@@ -16,7 +17,7 @@ struct Workload<ops::ElementwiseUnary, ClBackend, DataType::Float32> : opencl::F
                    static_cast<cl_int>(params_.operation));
   }
 
-  using Float32Kernel::Float32Kernel;
+  using FloatKernel::FloatKernel;
 };
 
 }  // namespace kiln

@@ -24,16 +24,17 @@ inline MatrixSizes matrix_sizes(std::span<const ConstTensor> in, std::span<const
 
 }  // namespace opencl
 
-template <>
-struct Workload<ops::FullyConnected, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::FullyConnected> {
-  using Float32Kernel::Float32Kernel;
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::FullyConnected, ClBackend, F>
+    : opencl::FloatKernel<ops::FullyConnected> {
+  using FloatKernel::FloatKernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::FullyConnected>& info, opencl::Context& context) {
     const bool packed = info.constants[1] != nullptr;
     auto made = make<Workload>(info, context, "matmul", packed ? "gemm" : "fully_connected");
     if (!made || !packed) return made;
     const TensorShape& ws = info.inputs[1].shape;
-    auto weights = opencl::upload_transposed(context, static_cast<const float*>(info.constants[1]), ws[0], ws[1]);
+    auto weights = opencl::upload_transposed(context, info.inputs[1], info.constants[1], ws[0], ws[1]);
     if (!weights) return weights.status();
     made->constants_[1] = std::move(*weights);
     made->packed_ = true;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend Pooling2d: max and average, padding, ceil mode, global, in Float32 and int8
+// ClBackend Pooling2d: max and average, padding, ceil mode, global, in Float32, Float16 and int8
 // (kernels/pooling.cl).
 #pragma once
 
@@ -9,9 +9,10 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Pooling2d, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Pooling2d> {
-  using Float32Kernel::Float32Kernel;
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::Pooling2d, ClBackend, F>
+    : opencl::FloatKernel<ops::Pooling2d> {
+  using FloatKernel::FloatKernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::Pooling2d>& info, opencl::Context& context) {
     auto made = make<Workload>(info, context, "pooling", "pooling2d");

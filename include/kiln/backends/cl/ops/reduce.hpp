@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend Reduce: sum, mean, max and min over any set of axes (kernels/reduction.cl), in Float32
-// and in int8 (quantized::ReduceStage).
+// ClBackend Reduce: sum, mean, max and min over any set of axes (kernels/reduction.cl), in Float32,
+// Float16 and int8 (quantized::ReduceStage).
 #pragma once
 
 #include "kiln/backends/cl/cl_kernel.hpp"
@@ -37,9 +37,10 @@ struct ReduceWalk {
 };
 }  // namespace opencl
 
-template <>
-struct Workload<ops::Reduce, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Reduce> {
-  using Float32Kernel::Float32Kernel;
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::Reduce, ClBackend, F>
+    : opencl::FloatKernel<ops::Reduce> {
+  using FloatKernel::FloatKernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::Reduce>& info, opencl::Context& context) {
     auto made = make<Workload>(info, context, "reduction", "reduce");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ClBackend Resize: nearest (every rounding; Float32 and 8-bit) and bilinear (Float32), every coordinate
+// ClBackend Resize: nearest (every rounding; any element) and bilinear (Float32, Float16), every coordinate
 // transform (kernels/resize.cl).
 #pragma once
 
@@ -13,18 +13,22 @@ namespace kiln {
 
 namespace opencl {
 
-/// Nearest moves elements of any size (Float32, 8-bit); bilinear blends Float32.
+/// Nearest moves elements of any size (Float32, Float16, 8-bit); bilinear blends Float32 and Float16.
 class ResizeKernel : public Kernel<ops::Resize> {
  public:
   using Kernel::Kernel;
-  static Status is_supported(const WorkloadInfo<ops::Resize>& info) { return check_resize_types(info); }
+  static Status is_supported(const WorkloadInfo<ops::Resize>& info) {
+    if (info.inputs[0].type == DataType::Float16) return ref::require_type(info, DataType::Float16);
+    return check_resize_types(info);
+  }
 
   /// Source rows and columns (and bilinear weights) depend only on the shapes: computed here once,
   /// in double precision as RefBackend computes them, and uploaded.
   static Expected<ResizeKernel> create(const WorkloadInfo<ops::Resize>& info, Context& context) {
     const bool nearest = info.params.method == ops::ResizeMethod::Nearest;
+    const bool halves = info.inputs[0].type == DataType::Float16;
     auto made = make<ResizeKernel>(info, context, "resize", nearest ? "resize_nearest" : "resize_bilinear",
-                                   element_option(info.inputs[0].type));
+                                   detail::str_cat(element_option(info.inputs[0].type), halves ? " -DKILN_HALF" : ""));
     if (!made) return made;
     const TensorShape& xs = info.inputs[0].shape;
     const TensorShape& ys = info.outputs[0].shape;

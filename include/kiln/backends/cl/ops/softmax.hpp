@@ -8,9 +8,10 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::Softmax, ClBackend, DataType::Float32> : opencl::Float32Kernel<ops::Softmax> {
-  using Float32Kernel::Float32Kernel;
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::Softmax, ClBackend, F>
+    : opencl::FloatKernel<ops::Softmax> {
+  using FloatKernel::FloatKernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::Softmax>& info, opencl::Context& context) {
     return make<Workload>(info, context, "reduction", "softmax");

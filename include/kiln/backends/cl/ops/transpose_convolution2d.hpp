@@ -6,10 +6,10 @@
 
 namespace kiln {
 
-template <>
-struct Workload<ops::TransposeConvolution2d, ClBackend, DataType::Float32>
-    : opencl::Float32Kernel<ops::TransposeConvolution2d> {
-  using Float32Kernel::Float32Kernel;
+template <DataType F>
+requires(opencl::is_float_kernel_type(F)) struct Workload<ops::TransposeConvolution2d, ClBackend, F>
+    : opencl::FloatKernel<ops::TransposeConvolution2d> {
+  using FloatKernel::FloatKernel;
 
   static Expected<Workload> create(const WorkloadInfo<ops::TransposeConvolution2d>& info, opencl::Context& context) {
     return make<Workload>(info, context, "convolution", "transpose_convolution2d");
