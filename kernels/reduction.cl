@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Softmax and Reduce: one work-item per independent row, which it walks in full.
+// Softmax, LayerNormalization and Reduce: one work-item per independent row, which it walks in full.
 
 // Softmax over an axis of `length` elements `inner` apart: dimension 0 the inner index, 1 the outer.
 __kernel void softmax(__global const REAL* x, __global REAL* y, uint length, float beta, int log_softmax) {
@@ -15,6 +15,33 @@ __kernel void softmax(__global const REAL* x, __global REAL* y, uint length, flo
     const float shifted = beta * LOAD(x, base + j * inner) - largest;
     STORE(y, base + j * inner, log_softmax ? shifted - log_sum : exp(shifted) / sum);
   }
+}
+
+// LayerNormalization: one work-item per row of `length` elements, which it walks three times: the
+// mean, the variance (two passes, as RefBackend), then (x - mean) / sqrt(variance + epsilon) x scale
+// (+ bias). With `statistics`, each row's mean and 1 / sqrt(variance + epsilon) too.
+__kernel void layer_normalization(__global const REAL* x, __global const REAL* scale, __global const REAL* bias,
+                                  __global REAL* y, __global REAL* means, __global REAL* inverses, uint length,
+                                  float epsilon, int has_bias, int statistics) {
+  const uint first = get_global_id(0) * length;
+  // The sum taken from the row's first element: one float chain over a long row far from zero
+  // would lose the mean's last digits (768 values near 40 lose 4e-5 of a unit variance).
+  const float origin = LOAD(x, first);
+  float sum = 0.0f;
+  for (uint i = 1; i < length; ++i) sum += LOAD(x, first + i) - origin;
+  const float mean = origin + sum / (float)length;
+  float squares = 0.0f;
+  for (uint i = 0; i < length; ++i) {
+    const float d = LOAD(x, first + i) - mean;
+    squares = fma(d, d, squares);
+  }
+  const float inverse = 1.0f / sqrt(squares / (float)length + epsilon);
+  if (statistics) {
+    STORE(means, get_global_id(0), mean);
+    STORE(inverses, get_global_id(0), inverse);
+  }
+  for (uint i = 0; i < length; ++i)
+    STORE(y, first + i, (LOAD(x, first + i) - mean) * inverse * LOAD(scale, i) + (has_bias ? LOAD(bias, i) : 0.0f));
 }
 
 // Reduce: output element o starts at kiln_offset(o, kept_dims, kept_strides) in x and gathers the

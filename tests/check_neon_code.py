@@ -25,10 +25,10 @@ import sys
 
 COMPUTE_OPS = ["Convolution2d", "DepthwiseConvolution2d", "FullyConnected", "BatchMatMul", "Pooling2d",
                "ElementwiseBinary", "ElementwiseUnary", "Activation", "Softmax", "Reduce", "BatchNormalization",
-               "Quantize", "Dequantize", "Requantize", "TransposeConvolution2d"]
-# Kernels whose code is a class template shared by their element types, named apart from Kernel<>.
+               "Quantize", "Dequantize", "Requantize", "TransposeConvolution2d", "LayerNormalization"]
+# Kernels whose code is a template shared by their element types, named apart from Kernel<>.
 KERNEL_CLASSES = {"Convolution2d": "::GemmConvolution<", "DepthwiseConvolution2d": "::DepthwiseConvolution<",
-                  "FullyConnected": "::GemmFullyConnected<"}
+                  "FullyConnected": "::GemmFullyConnected<", "LayerNormalization": "::layer_normalization_rows<"}
 FUNCTION = re.compile(r"^([0-9a-f]+) <(.+)>:$")
 A64_VECTOR = re.compile(r"\bv\d+\.\d*[bhsd]\b|\bq\d+\b")
 A32_QUAD = re.compile(r"\bq\d+\b")

@@ -120,12 +120,37 @@ class AttentionTiny(nn.Module):
         self.qkv = nn.Linear(width, 3 * width)
         self.out = nn.Linear(width, 10)
 
-    def forward(self, x):
+    def mix(self, x):
+        """The tokens after self-attention, [1, tokens, width]."""
         q, k, v = (part.reshape(1, self.tokens, self.heads, self.width // self.heads).transpose(1, 2)
                    for part in self.qkv(x).split(self.width, dim=-1))
         scores = torch.matmul(q, k.transpose(-1, -2)) * self.scale
-        y = torch.matmul(scores.softmax(dim=-1), v).transpose(1, 2).reshape(1, self.tokens, self.width)
-        return self.out(y.mean(dim=1))
+        return torch.matmul(scores.softmax(dim=-1), v).transpose(1, 2).reshape(1, self.tokens, self.width)
+
+    def forward(self, x):
+        return self.out(self.mix(x).mean(dim=1))
+
+
+class EncoderTiny(nn.Module):
+    """A pre-norm transformer encoder block (ViT's, BERT's with norm_first) over 16 tokens of 32
+    features, then a final LayerNorm, mean-pooled into 10 classes. Exported at opset 17 it has
+    LayerNormalization nodes; before opset 17 PyTorch writes each layer norm as ReduceMean, Sub,
+    Pow, ReduceMean, Add, Sqrt, Div, Mul and Add, which kiln's optimizer fuses back."""
+
+    def __init__(self, width=32, heads=2):
+        super().__init__()
+        self.attention = AttentionTiny(width=width, heads=heads)
+        self.norm1, self.norm2, self.norm_out = nn.LayerNorm(width), nn.LayerNorm(width), nn.LayerNorm(width)
+        self.mlp = nn.Sequential(nn.Linear(width, 2 * width), nn.GELU(), nn.Linear(2 * width, width))
+        self.classify = nn.Linear(width, 10)
+        for norm in (self.norm1, self.norm2, self.norm_out):  # not the identity a fresh LayerNorm is
+            nn.init.uniform_(norm.weight, 0.5, 1.5)
+            nn.init.uniform_(norm.bias, -0.5, 0.5)
+
+    def forward(self, x):
+        x = x + self.attention.mix(self.norm1(x))
+        x = x + self.mlp(self.norm2(x))
+        return self.classify(self.norm_out(x).mean(dim=1))
 
 
 def small_models():
@@ -142,7 +167,9 @@ def small_models():
             ("mobilenet_v2_tiny", mobilenet, (1, 3, 32, 32), 13),
             ("shufflenet_v2_tiny", shufflenet, (1, 3, 32, 32), 13),
             ("attention_tiny", AttentionTiny(), (1, 16, 32), 13),
-            ("ds_cnn", DsCnn(), (1, 1, 49, 10), 13)]  # also compiled into the firmware (docs/firmware.md)
+            ("ds_cnn", DsCnn(), (1, 1, 49, 10), 13),  # also compiled into the firmware (docs/firmware.md)
+            ("encoder_tiny", EncoderTiny(), (1, 16, 32), 17),
+            ("encoder_tiny_opset13", EncoderTiny(), (1, 16, 32), 13)]
 
 
 def zoo_models():

@@ -258,6 +258,27 @@ def softmax():
     return f
 
 
+def layer_normalization():
+    f = FixtureFile("layer_normalization")
+    # (name, x shape, axis, epsilon, scale shape, bias, offset): the rows are x's dimensions from axis on.
+    for name, shape, axis, epsilon, scale_shape, bias, offset in [
+            ("last_axis", (3, 10), -1, 1e-5, (10,), True, 0.0), ("no_bias", (4, 7), -1, 1e-5, (7,), False, 0.0),
+            ("two_axes", (2, 3, 5), 1, 1e-5, (3, 5), True, 0.0), ("large_epsilon", (2, 6), -1, 0.1, (6,), True, 0.0),
+            ("rows_off_zero", (3, 33), -1, 1e-5, (33,), True, 30.0), ("length_one", (3, 1), -1, 0.5, (1,), True, 0.0),
+            ("scale_leading_ones", (2, 3, 5), -1, 1e-5, (1, 5), True, 0.0), ("whole_tensor", (2, 4, 3), 0, 1e-5, (2, 4, 3),
+                                                                                True, 0.0)]:
+        x = rand(*shape, low=-3, high=3) + np.float32(offset)
+        scale = rand(*scale_shape, low=0.5, high=1.5)
+        beta = rand(*scale_shape) if bias else None
+        row = shape[axis:] if axis >= 0 else shape[len(shape) + axis:]
+        y = F.layer_norm(t(x), row, t(scale).reshape(row), t(beta).reshape(row) if bias else None, epsilon)
+        tensors = dict(input=x, scale=scale, output=y.numpy())
+        if bias:
+            tensors["bias"] = beta
+        f.case(name, dict(axis=axis, epsilon=epsilon), **tensors)
+    return f
+
+
 def elementwise_binary():
     f = FixtureFile("elementwise_binary")
     ops = [("add", 0, torch.add), ("sub", 1, torch.sub), ("mul", 2, torch.mul), ("div", 3, torch.div),
@@ -454,7 +475,7 @@ def main():
     os.makedirs(folder, exist_ok=True)
     files = [convolution2d(), depthwise_convolution2d(), transpose_convolution2d(), fully_connected(), batch_mat_mul(),
              pooling2d(), activation(), softmax(), elementwise_binary(), elementwise_unary(), batch_normalization(),
-             resize()] + data_movement() + [float16()]
+             resize()] + data_movement() + [float16(), layer_normalization()]
     for f in files:
         f.write(folder)
     print(f"wrote {len(files)} fixture files to {folder}")

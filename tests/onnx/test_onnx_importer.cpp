@@ -536,3 +536,31 @@ TEST_CASE("compare() is numpy.allclose per element, NaN equal to NaN", "[onnx][f
   CHECK(d.mismatches == 2);
   CHECK(!kiln::onnx::compare(tensor({1.0f}), tensor({1.0f, 2.0f}), 1e-3, 1e-4).same_info);
 }
+
+TEST_CASE("A layer norm imports as LayerNormalization at opset 17 and fuses into one from the chain before it",
+          "[onnx][layer_normalization]") {
+  // tests/models/encoder_tiny*: three nn.LayerNorm and, after them, a ReduceMean over the tokens.
+  auto count = [](const std::string& text, std::string_view what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  std::vector<std::string> printouts;
+  for (const char* model : {"encoder_tiny", "encoder_tiny_opset13"}) {
+    INFO(model);
+    auto imported = kiln::onnx::import_file(std::string(KILN_TEST_MODELS) + "/" + model + "/model.onnx");
+    INFO(imported.status().message());
+    REQUIRE(imported);
+    auto optimized = optimize<RefBackend>(std::move(imported->network));
+    INFO(optimized.status().message());
+    REQUIRE(optimized);
+    printouts.push_back(optimized->to_string());
+    CHECK(count(printouts.back(), "(LayerNormalization)") == 3);
+    CHECK(count(printouts.back(), "(Reduce)") == 1);
+  }
+  // What is left of the chains: nothing, so both run the same layers.
+  for (std::string_view kind : {"(ElementwiseBinary)", "(ElementwiseUnary)", "(Constant)"}) {
+    INFO(kind);
+    CHECK(count(printouts[0], kind) == count(printouts[1], kind));
+  }
+}

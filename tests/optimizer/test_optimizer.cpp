@@ -644,6 +644,95 @@ TEST_CASE("x * HardSigmoid(x) becomes HardSwish, which fuses into the convolutio
     CHECK(unfused_out[i] == Approx(expected[i]).epsilon(1e-6).margin(1e-7));
 }
 
+namespace {
+/// How a layer-norm chain is written (the forms exporters use) and what else reads it.
+struct LayerNormChain {
+  bool square_by_mul = false;         ///< d * d instead of d ^ 2
+  bool scale_and_bias = true;         ///< Mul by gamma and Add of beta after the Div
+  bool variance_also_output = false;  ///< the variance is an output too: the chain must stay
+};
+
+/// x [2, 3, 4] -> the layer norm of its rows of 4, as PyTorch writes nn.LayerNorm before opset 17:
+/// ReduceMean, Sub, Pow 2 (or Mul), ReduceMean, Add epsilon 0.5, Sqrt, Div, then Mul gamma, Add beta.
+Network layer_norm_chain(const LayerNormChain& form) {
+  using ops::BinaryOperation;
+  Network net;
+  auto x = net.add_input(0, {{2, 3, 4}}, "x");
+  auto binary = [&](BinaryOperation op, OutputSlot a, OutputSlot b, const char* name) {
+    return net.add<ops::ElementwiseBinary>({op}, {a, b}, name);
+  };
+  const ops::Reduce::Params row_mean{ops::ReduceOperation::Mean, {-1}, true};
+  auto mean = net.add<ops::Reduce>(row_mean, {x}, "mean");
+  auto d = binary(BinaryOperation::Sub, x, mean, "sub");
+  auto two = net.add_constant<float>({{}}, std::vector<float>{2}, "two");
+  auto square = form.square_by_mul ? binary(BinaryOperation::Mul, d, d, "square")
+                                   : binary(BinaryOperation::Power, d, two, "square");
+  auto variance = net.add<ops::Reduce>(row_mean, {square}, "variance");
+  auto epsilon = net.add_constant<float>({{1}}, std::vector<float>{0.5f}, "epsilon");
+  auto root = net.add<ops::ElementwiseUnary>({ops::UnaryOperation::Sqrt},
+                                             {binary(BinaryOperation::Add, variance, epsilon, "shift")}, "sqrt");
+  auto y = binary(BinaryOperation::Div, d, root, "normalized");
+  if (form.scale_and_bias) {
+    auto gamma = net.add_constant<float>({{4}}, std::vector<float>{1, 2, 0.5f, -1}, "gamma");
+    auto beta = net.add_constant<float>({{4}}, std::vector<float>{0, 1, -1, 0.25f}, "beta");
+    y = binary(BinaryOperation::Add, binary(BinaryOperation::Mul, y, gamma, "scaled"), beta, "shifted");
+  }
+  net.add_output(0, y, "y");
+  if (form.variance_also_output) net.add_output(1, variance, "variance_out");
+  return net;
+}
+
+std::vector<float> run_layer_norm(const optimized_network_t<RefBackend>& optimized, const std::vector<float>& x) {
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(optimized);
+  REQUIRE(id);
+  std::vector<float> y(24), variance(6);
+  const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), x.data()}}};
+  std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), y.data()}}};
+  if (auto info = runtime.output_info(*id, 1)) outputs.push_back({1, {*info, variance.data()}});
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  return y;
+}
+}  // namespace
+
+TEST_CASE("The layer-norm chain of an export before opset 17 becomes one LayerNormalization", "[optimizer][passes]") {
+  // Row [1, 2, 3, 6]: mean 3, deviations [-2, -1, 0, 3], variance 14 / 4 = 3.5, divided by
+  // sqrt(3.5 + 0.5) = 2: [-1, -0.5, 0, 1.5]; times gamma plus beta: [-1, 0, -1, -1.25].
+  std::vector<float> x(24);
+  for (std::size_t r = 0; r < 6; ++r) {
+    const float row[] = {1, 2, 3, 6};
+    for (std::size_t i = 0; i < 4; ++i) x[r * 4 + i] = row[i] + 10.0f * float(r);  // the shift changes nothing
+  }
+  for (const LayerNormChain form :
+       {LayerNormChain{}, LayerNormChain{.square_by_mul = true}, LayerNormChain{.scale_and_bias = false}}) {
+    INFO("square by Mul " << form.square_by_mul << ", scale and bias " << form.scale_and_bias);
+    auto fused = optimize<RefBackend>(layer_norm_chain(form));
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    const bool one_layer =
+        text.find("(LayerNormalization)") != std::string::npos && text.find("(Reduce)") == std::string::npos &&
+        text.find("(ElementwiseBinary)") == std::string::npos && text.find("(ElementwiseUnary)") == std::string::npos;
+    CHECK(one_layer);
+    const std::vector<float> expected_row =
+        form.scale_and_bias ? std::vector<float>{-1, 0, -1, -1.25f} : std::vector<float>{-1, -0.5f, 0, 1.5f};
+    const auto y = run_layer_norm(*fused, x);
+    for (std::size_t i = 0; i < y.size(); ++i) CHECK(y[i] == Approx(expected_row[i % 4]).margin(1e-6));
+    auto unfused = optimize<RefBackend>(layer_norm_chain(form), {.fuse_layer_normalizations = false});
+    REQUIRE(unfused);
+    const auto y_unfused = run_layer_norm(*unfused, x);
+    for (std::size_t i = 0; i < y.size(); ++i) CHECK(y_unfused[i] == Approx(expected_row[i % 4]).margin(1e-6));
+  }
+}
+
+TEST_CASE("A layer-norm chain whose intermediate something else reads stays as it is", "[optimizer][passes]") {
+  auto kept = optimize<RefBackend>(layer_norm_chain({.variance_also_output = true}));
+  REQUIRE(kept);
+  const std::string text = kept->to_string();
+  const bool unchanged =
+      text.find("(LayerNormalization)") == std::string::npos && text.find("variance (Reduce)") != std::string::npos;
+  CHECK(unchanged);
+}
+
 TEST_CASE("SiLU stays a layer of its own after a convolution", "[optimizer][passes]") {
   Network net;
   auto x = net.add_input(0, {{1, 1, 2, 1}}, "x");

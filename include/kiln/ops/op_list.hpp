@@ -21,6 +21,7 @@
 #include "kiln/ops/fully_connected.hpp"
 #include "kiln/ops/gather.hpp"
 #include "kiln/ops/input.hpp"
+#include "kiln/ops/layer_normalization.hpp"
 #include "kiln/ops/mem_copy.hpp"
 #include "kiln/ops/output.hpp"
 #include "kiln/ops/pad.hpp"
@@ -51,8 +52,8 @@ namespace ops {
 /// Every op, alphabetical. Adding an op adds one line here.
 using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Cast, Concat, Constant, Convolution2d,
                          DepthwiseConvolution2d, Dequantize, ElementwiseBinary, ElementwiseUnary, FullyConnected,
-                         Gather, Input, MemCopy, Output, Pad, Pooling2d, Quantize, Reduce, Requantize, Reshape, Resize,
-                         Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;
+                         Gather, Input, LayerNormalization, MemCopy, Output, Pad, Pooling2d, Quantize, Reduce,
+                         Requantize, Reshape, Resize, Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;
 
 inline constexpr std::size_t op_count = op_list::size;
 

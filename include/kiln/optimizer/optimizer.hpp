@@ -9,6 +9,7 @@
 #include "kiln/optimizer/passes/fold_batch_norm.hpp"
 #include "kiln/optimizer/passes/fuse_activations.hpp"
 #include "kiln/optimizer/passes/fuse_gated_activations.hpp"
+#include "kiln/optimizer/passes/fuse_layer_normalizations.hpp"
 #include "kiln/optimizer/passes/fuse_quantized_layers.hpp"
 #include "kiln/optimizer/passes/reduce_to_float16.hpp"
 
@@ -23,6 +24,10 @@ struct OptimizerOptions {
   bool fold_batch_norms = true;
   /// Replace x * HardSigmoid(x) by HardSwish(x) and x * Sigmoid(x) by SiLU(x) (Float32).
   bool fuse_gated_activations = true;
+  /// Replace the ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div (then Mul, Add) chain that
+  /// exporters write for a layer norm before ONNX opset 17 by one LayerNormalization (Float32;
+  /// passes/fuse_layer_normalizations.hpp).
+  bool fuse_layer_normalizations = true;
   /// Fuse an Activation into the convolution, dense or elementwise layer before it.
   bool fuse_activations = true;
   /// Turn Dequantize -> convolution, dense, pooling, Add/Sub/Mul or activation layer -> Quantize into the layer in int8

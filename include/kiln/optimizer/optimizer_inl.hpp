@@ -17,6 +17,8 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
     if (auto status = network.infer_shapes(); !status) return status;
   if (options.fuse_gated_activations && passes::fuse_gated_activations(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
+  if (options.fuse_layer_normalizations && passes::fuse_layer_normalizations(network) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
   if (options.fuse_activations && passes::fuse_activations(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
   auto runs_somewhere = [&](std::size_t op, const LayerInfo& layer) {

@@ -133,11 +133,17 @@ Status binary_op(Importer& im, ops::BinaryOperation op, Value& a, Value& b) {
   }
   KILN_ONNX_TRY(dims, broadcast_dims(im, a.dims, b.dims));
   const std::size_t rank = dims.size();
-  // Channels-last when a computed input already is: broadcast constants are permuted at import.
-  Layout layout = Layout::Plain;
+  // Channels-last when more computed inputs have only that than have the plain order too, or as
+  // many of each in an image's rank (4 and more): a residual Add of a CNN keeps its channels-last
+  // flow, one of a transformer's [batch, tokens, features] its plain one. Broadcast constants are
+  // permuted at import.
+  int channels_last = 0, plain = 0;
   for (const Value* v : {&a, &b})
-    if (!v->constant && rank >= 3 && v->dims.size() == rank && Importer::preferred_layout(*v) == Layout::ChannelsLast)
-      layout = Layout::ChannelsLast;
+    if (!v->constant && rank >= 3 && v->dims.size() == rank)
+      ++(Importer::preferred_layout(*v) == Layout::ChannelsLast ? channels_last : plain);
+  const Layout layout = channels_last > plain || (channels_last > 0 && channels_last == plain && rank >= 4)
+                            ? Layout::ChannelsLast
+                            : Layout::Plain;
   KILN_ONNX_TRY(sa, im.tensor(a, layout, rank));
   KILN_ONNX_TRY(sb, im.tensor(b, layout, rank));
   KILN_ONNX_TRY(y, im.add<ops::ElementwiseBinary>({op}, {sa, sb}));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX BatchNormalization (inference), Softmax and LogSoftmax.
+// ONNX BatchNormalization (inference), LayerNormalization, Softmax and LogSoftmax.
 #include <numeric>
 
 #include "importer.hpp"
@@ -25,6 +25,27 @@ Status batch_normalization(Importer& im) {
   }
   KILN_ONNX_TRY(y, im.add<ops::BatchNormalization>({im.attr_float("epsilon", 1e-5f)}, inputs));
   im.define(0, y, Layout::ChannelsLast);
+  return Status::ok();
+}
+
+// LayerNormalization (opset 17): the rows from `axis` on, in the model's own dimension order.
+Status layer_normalization(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  if (x->dims.empty()) return im.invalid("input is a scalar");
+  if (const std::int64_t stash = im.attr_int("stash_type", 1); stash != 1)
+    return im.error("stash_type ", stash, " (kiln computes the statistics in float)");
+  std::vector<OutputSlot> inputs;
+  for (std::size_t i = 0; i < im.num_inputs(); ++i) {
+    KILN_ONNX_TRY(v, im.input(i));
+    KILN_ONNX_TRY(slot, im.plain(*v));
+    inputs.push_back(slot);
+  }
+  const bool statistics = im.output_used(1) || im.output_used(2);
+  KILN_ONNX_TRY(y, im.add<ops::LayerNormalization>(
+                       {im.attr_int("axis", -1), im.attr_float("epsilon", 1e-5f), statistics}, inputs));
+  im.define(0, y, Layout::Plain);
+  if (statistics)
+    for (std::uint32_t i = 1; i < 3; ++i) im.define(i, OutputSlot{y.layer, i}, Layout::Plain);
   return Status::ok();
 }
 
@@ -54,6 +75,7 @@ Status softmax(Importer& im) {
 
 constexpr ConverterEntry normalization_ops[] = {
     {"BatchNormalization", batch_normalization},
+    {"LayerNormalization", layer_normalization},
     {"LogSoftmax", softmax<true>},
     {"Softmax", softmax<false>},
 };

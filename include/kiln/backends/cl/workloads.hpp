@@ -13,6 +13,7 @@
 #include "kiln/backends/cl/ops/elementwise_unary.hpp"
 #include "kiln/backends/cl/ops/fully_connected.hpp"
 #include "kiln/backends/cl/ops/gather.hpp"
+#include "kiln/backends/cl/ops/layer_normalization.hpp"
 #include "kiln/backends/cl/ops/mem_copy.hpp"
 #include "kiln/backends/cl/ops/pad.hpp"
 #include "kiln/backends/cl/ops/pooling2d.hpp"

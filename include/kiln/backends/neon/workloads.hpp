@@ -13,6 +13,7 @@
 #include "kiln/backends/neon/ops/elementwise_binary.hpp"
 #include "kiln/backends/neon/ops/elementwise_unary.hpp"
 #include "kiln/backends/neon/ops/fully_connected.hpp"
+#include "kiln/backends/neon/ops/layer_normalization.hpp"
 #include "kiln/backends/neon/ops/pad.hpp"
 #include "kiln/backends/neon/ops/pooling2d.hpp"
 #include "kiln/backends/neon/ops/quantize.hpp"

@@ -13,6 +13,7 @@
 #include "kiln/backends/ref/ops/elementwise_unary.hpp"
 #include "kiln/backends/ref/ops/fully_connected.hpp"
 #include "kiln/backends/ref/ops/gather.hpp"
+#include "kiln/backends/ref/ops/layer_normalization.hpp"
 #include "kiln/backends/ref/ops/mem_copy.hpp"
 #include "kiln/backends/ref/ops/pad.hpp"
 #include "kiln/backends/ref/ops/pooling2d.hpp"
