@@ -402,7 +402,7 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::DepthwiseConvoluti
                   std::size_t oy, InteriorColumns interior) const {
     const WindowRows rows = window_rows(oy, xs[1]);
     if constexpr (K == 0) {
-      for (std::ptrdiff_t ox = 0; ox < std::ptrdiff_t{ys[2]}; ++ox) border_pixel(x, y, xs, c, rows, ox);
+      for (std::ptrdiff_t ox = 0; ox < signed_extent(ys[2]); ++ox) border_pixel(x, y, xs, c, rows, ox);
     } else {
       const std::ptrdiff_t width = xs[2], channels = xs[3], left = params_.padding.left;
       const std::size_t count = std::min<std::size_t>(lanes, xs[3] - c);
