@@ -26,9 +26,11 @@ class ResizeKernel : public Kernel<ops::Resize> {
   /// in double precision as RefBackend computes them, and uploaded.
   static Expected<ResizeKernel> create(const WorkloadInfo<ops::Resize>& info, Context& context) {
     const bool nearest = info.params.method == ops::ResizeMethod::Nearest;
-    const bool halves = info.inputs[0].type == DataType::Float16;
-    auto made = make<ResizeKernel>(info, context, "resize", nearest ? "resize_nearest" : "resize_bilinear",
-                                   detail::str_cat(element_option(info.inputs[0].type), halves ? " -DKILN_HALF" : ""));
+    // Nearest moves any element as it is; only bilinear's blend reads halves.
+    const bool blends_halves = !nearest && info.inputs[0].type == DataType::Float16;
+    auto made =
+        make<ResizeKernel>(info, context, "resize", nearest ? "resize_nearest" : "resize_bilinear",
+                           detail::str_cat(element_option(info.inputs[0].type), blends_halves ? " -DKILN_HALF" : ""));
     if (!made) return made;
     const TensorShape& xs = info.inputs[0].shape;
     const TensorShape& ys = info.outputs[0].shape;
