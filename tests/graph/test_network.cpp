@@ -185,6 +185,7 @@ TEST_CASE("Declared output types: quantisation replaced, conversions typed, mism
 namespace {
 constexpr bool build_and_infer_at_compile_time() {
   Network net;
+  net.reserve(4);  // no Layer moved (Network::reserve says why)
   auto x = net.add_input(0, {{1, 4, 4, 2}}, "x");
   auto y = net.add<ops::Pooling2d>({.window = {2, 2}, .stride = {2, 2}}, {x}, "pool");
   auto z = net.add<ops::Transpose>({{0, 3, 1, 2}}, {y}, "to_nchw");
