@@ -32,6 +32,16 @@
 #define KILN_HARD_SWISH 7
 #define KILN_GELU 8
 #define KILN_SILU 9
+#define KILN_SOFTPLUS 10
+#define KILN_MISH 11
+#define KILN_SOFTSIGN 12
+#define KILN_SELU 13
+#define KILN_CELU 14
+#define KILN_THRESHOLDED_RELU 15
+#define KILN_SHRINK 16
+
+// log(1 + exp(x)) without overflow (ops::Activation::softplus).
+inline float kiln_softplus(float x) { return fmax(x, 0.0f) + log1p(exp(-fabs(x))); }
 
 // The activation `function` with parameters a and b, as RefBackend defines it.
 inline float kiln_activate(float x, int function, float a, float b) {
@@ -48,6 +58,13 @@ inline float kiln_activate(float x, int function, float a, float b) {
       if (a != 0.0f) return 0.5f * x * (1.0f + tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
       return 0.5f * x * (1.0f + erf(x * 0.7071067811865476f));
     case KILN_SILU: return x / (1.0f + exp(-x));
+    case KILN_SOFTPLUS: return kiln_softplus(x);
+    case KILN_MISH: return x * tanh(kiln_softplus(x));
+    case KILN_SOFTSIGN: return x / (1.0f + fabs(x));
+    case KILN_SELU: return b * (x > 0.0f ? x : a * expm1(x));
+    case KILN_CELU: return fmax(0.0f, x) + fmin(0.0f, a * expm1(x / a));
+    case KILN_THRESHOLDED_RELU: return x > a ? x : 0.0f;
+    case KILN_SHRINK: return x < -a ? x + b : x > a ? x - b : 0.0f;
     default: return x;
   }
 }

@@ -25,7 +25,8 @@ inline float binary(int op, float a, float b) {
     case 3: return a / b;
     case 4: return isnan(a) || isnan(b) ? NAN : fmax(a, b);  // numpy maximum propagates NaN
     case 5: return isnan(a) || isnan(b) ? NAN : fmin(a, b);
-    default: return pow(a, b);
+    case 6: return pow(a, b);
+    default: return a >= 0.0f ? a : a * b;  // PRelu
   }
 }
 
@@ -56,7 +57,22 @@ __kernel void unary(__global const REAL* x, __global REAL* y, int op) {
     case 4: r = sqrt(v); break;
     case 5: r = 1.0f / sqrt(v); break;
     case 6: r = 1.0f / v; break;
-    default: r = erf(v); break;
+    case 7: r = erf(v); break;
+    case 8: r = sin(v); break;
+    case 9: r = cos(v); break;
+    case 10: r = tan(v); break;
+    case 11: r = asin(v); break;
+    case 12: r = acos(v); break;
+    case 13: r = atan(v); break;
+    case 14: r = sinh(v); break;
+    case 15: r = cosh(v); break;
+    case 16: r = asinh(v); break;
+    case 17: r = acosh(v); break;
+    case 18: r = atanh(v); break;
+    case 19: r = v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v; break;  // 0, -0 and NaN stay themselves
+    case 20: r = floor(v); break;
+    case 21: r = ceil(v); break;
+    default: r = rint(v); break;  // halves to even
   }
   STORE(y, i, r);
 }

@@ -46,17 +46,18 @@ __kernel void layer_normalization(__global const REAL* x, __global const REAL* s
 
 // Reduce: output element o starts at kiln_offset(o, kept_dims, kept_strides) in x and gathers the
 // `count` elements kiln_offset(r, reduced_dims, reduced_strides) from there. Values of
-// ops::ReduceOperation: 0 sum, 1 mean, 2 max, 3 min; max and min propagate NaN.
+// ops::ReduceOperation: 0 sum, 1 mean, 2 max, 3 min, 4 product; max and min propagate NaN.
 __kernel void reduce(__global const REAL* x, __global REAL* y, uint8 kept_dims, int8 kept_strides,
                      uint8 reduced_dims, int8 reduced_strides, uint count, int op) {
   const uint o = get_global_id(0);
   __global const REAL* base = x + kiln_offset(o, kept_dims, kept_strides);
-  float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : 0.0f;
+  float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
   for (uint r = 0; r < count; ++r) {
     const float v = LOAD(base, kiln_offset(r, reduced_dims, reduced_strides));
     if (op <= 1) acc += v;
     else if (op == 2) acc = (isnan(v) || v > acc) ? v : acc;
-    else acc = (isnan(v) || v < acc) ? v : acc;
+    else if (op == 3) acc = (isnan(v) || v < acc) ? v : acc;
+    else acc *= v;
   }
   STORE(y, o, op == 1 ? acc / (float)count : acc);
 }

@@ -19,10 +19,13 @@ import torch
 import torch.nn.functional as F
 
 RNG = np.random.default_rng(20261202)
+# Cases added to a file after its first release draw their data from here, so that the cases
+# before them keep theirs.
+LATER = np.random.default_rng(20261207)
 
 
-def rand(*shape, low=-1.0, high=1.0):
-    return RNG.uniform(low, high, size=shape).astype(np.float32)
+def rand(*shape, low=-1.0, high=1.0, rng=RNG):
+    return rng.uniform(low, high, size=shape).astype(np.float32)
 
 
 class FixtureFile:
@@ -238,6 +241,14 @@ def activation():
         ("hard_swish", 7, 0, 0, F.hardswish(tx)),
         ("gelu_erf", 8, 0, 0, F.gelu(tx)),
         ("gelu_tanh", 8, 1, 0, F.gelu(tx, approximate="tanh")),
+        ("softplus", 10, 0, 0, F.softplus(tx)),
+        ("mish", 11, 0, 0, F.mish(tx)),
+        ("softsign", 12, 0, 0, F.softsign(tx)),
+        ("selu", 13, 1.6732632423543772, 1.0507009873554805, F.selu(tx)),
+        ("celu", 14, 1.5, 0, F.celu(tx, 1.5)),
+        ("thresholded_relu", 15, 1.25, 0, F.threshold(tx, 1.25, 0.0)),
+        ("hard_shrink", 16, 0.75, 0, F.hardshrink(tx, 0.75)),
+        ("soft_shrink", 16, 0.75, 0.75, F.softshrink(tx, 0.75)),
     ]
     for name, function, a, b, y in cases:
         f.case(name, dict(function=function, a=a, b=b), input=x.reshape(1, 67), output=y.numpy().reshape(1, 67))
@@ -290,6 +301,11 @@ def elementwise_binary():
             low = 0.1 if op_name in ("power", "div") else -2.0
             a, b = rand(*sa, low=low, high=2.0), rand(*sb, low=low, high=2.0)
             f.case(f"{op_name}_{shape_name}", dict(operation=op_id), a=a, b=b, output=fn(t(a), t(b)).numpy())
+    # PRelu: torch's slopes run along dimension 1, which kiln's broadcasting reaches as shape (C, 1).
+    for shape_name, shape in [("prelu_channels", (2, 7, 5)), ("prelu_rank4", (1, 3, 4, 6))]:
+        x, slope = rand(*shape, low=-2, high=2, rng=LATER), rand(shape[1], low=-0.5, high=0.5, rng=LATER)
+        kiln_slope = slope.reshape((shape[1],) + (1,) * (len(shape) - 2))
+        f.case(shape_name, dict(operation=7), a=x, b=kiln_slope, output=F.prelu(t(x), t(slope)).numpy())
     return f
 
 
@@ -301,6 +317,20 @@ def elementwise_unary():
                                ("log", 3, positive, torch.log), ("sqrt", 4, positive, torch.sqrt),
                                ("rsqrt", 5, positive, torch.rsqrt), ("reciprocal", 6, signed, torch.reciprocal),
                                ("erf", 7, signed, torch.erf)]:
+        f.case(name, dict(operation=op_id), input=x, output=fn(t(x)).numpy())
+    wide = rand(3, 19, low=-6, high=6, rng=LATER)
+    unit = rand(3, 19, low=-0.99, high=0.99, rng=LATER)
+    above_one = rand(3, 19, low=1.0, high=9, rng=LATER)
+    # Ties of Round (halves go to the even neighbour) and signed zeros among the values.
+    ties = np.concatenate([rand(50, low=-5, high=5, rng=LATER),
+                           np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.0], np.float32)]).reshape(3, 19)
+    for name, op_id, x, fn in [("sin", 8, wide, torch.sin), ("cos", 9, wide, torch.cos), ("tan", 10, unit, torch.tan),
+                               ("asin", 11, unit, torch.asin), ("acos", 12, unit, torch.acos),
+                               ("atan", 13, wide, torch.atan), ("sinh", 14, wide, torch.sinh),
+                               ("cosh", 15, wide, torch.cosh), ("asinh", 16, wide, torch.asinh),
+                               ("acosh", 17, above_one, torch.acosh), ("atanh", 18, unit, torch.atanh),
+                               ("sign", 19, ties, torch.sign), ("floor", 20, ties, torch.floor),
+                               ("ceil", 21, ties, torch.ceil), ("round", 22, ties, torch.round)]:
         f.case(name, dict(operation=op_id), input=x, output=fn(t(x)).numpy())
     return f
 
@@ -388,6 +418,12 @@ def data_movement():
             y = fn(x.astype(np.float64), axis=tuple(axes) if axes else None, keepdims=bool(keep)).astype(np.float32)
             f.case(f"{op_name}_{name}", dict(operation=op_id, axes=list(axes), keep_dims=keep), input=x,
                    output=np.asarray(y))
+    # Products of values near 1 in magnitude, so that long rows neither overflow nor vanish.
+    for name, shape, axes, keep in [("prod_all", (3, 4, 5), (), 0), ("prod_spatial_keep", (2, 5, 6, 7), (1, 2), 1),
+                                    ("prod_first_and_last", (3, 2, 17), (0, 2), 1)]:
+        x = rand(*shape, low=0.8, high=1.25, rng=LATER) * np.where(rand(*shape, rng=LATER) < 0, -1, 1).astype(np.float32)
+        y = np.prod(x.astype(np.float64), axis=tuple(axes) if axes else None, keepdims=bool(keep)).astype(np.float32)
+        f.case(name, dict(operation=4, axes=list(axes), keep_dims=keep), input=x, output=np.asarray(y))
     files.append(f)
 
     f = FixtureFile("gather")
@@ -470,12 +506,41 @@ def float16():
     return f
 
 
+def arg_min_max():
+    f = FixtureFile("arg_min_max")
+    # Values rounded to a few integers, so that rows hold ties for select_last_index to break.
+    x = np.round(rand(3, 5, 7, low=-2, high=2, rng=LATER))
+    for name, function, axis, keep, last in [("max_axis0", 0, 0, 0, 0), ("max_axis1_keep", 0, 1, 1, 0),
+                                             ("max_last_axis_last_index", 0, -1, 0, 1), ("min_axis2_keep", 1, 2, 1, 0),
+                                             ("min_axis1_last_index", 1, 1, 0, 1)]:
+        fn = np.argmax if function == 0 else np.argmin
+        if last:  # numpy has no select_last_index: the first extreme of the reversed axis
+            y = x.shape[axis] - 1 - fn(np.flip(x, axis), axis=axis, keepdims=bool(keep))
+        else:
+            y = fn(x, axis=axis, keepdims=bool(keep))
+        f.case(name, dict(function=function, axis=axis, keep_dims=keep, select_last_index=last), input=x,
+               output=y.astype(np.float32))
+    return f
+
+
+def gather_elements():
+    f = FixtureFile("gather_elements")
+    # (name, data shape, index shape, axis): index shapes no larger than the data's off the axis.
+    for name, shape, index_shape, axis in [("axis1", (2, 5, 3), (2, 4, 3), 1), ("last_axis", (3, 4, 6), (2, 4, 9), -1),
+                                           ("axis0", (4, 3), (6, 2), 0)]:
+        x = rand(*shape, rng=LATER)
+        indices = LATER.integers(0, shape[axis], size=index_shape)
+        y = torch.gather(t(x), axis, torch.from_numpy(indices))
+        f.case(name, dict(axis=axis), input=x, indices=indices.astype(np.float32), output=y.numpy())
+    return f
+
+
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures")
     os.makedirs(folder, exist_ok=True)
     files = [convolution2d(), depthwise_convolution2d(), transpose_convolution2d(), fully_connected(), batch_mat_mul(),
              pooling2d(), activation(), softmax(), elementwise_binary(), elementwise_unary(), batch_normalization(),
-             resize()] + data_movement() + [float16(), layer_normalization()]
+             resize()] + data_movement() + [float16(), layer_normalization(), arg_min_max(), gather_elements()]
     for f in files:
         f.write(folder)
     print(f"wrote {len(files)} fixture files to {folder}")

@@ -20,6 +20,23 @@ TEST_CASE("Activation: hand-computed values", "[ops][activation]") {
   check_op<ops::Activation>(
       {F::SiLU}, {x}, {TestTensor::f32({1, 5}, {-4 / 55.59815f, -1 / 3.7182817f, 0, 2 / 1.13533528f, 8 / 1.00033546f})},
       1e-6, 1e-7);
+  // softplus(x) = log(1 + e^x): log(1 + e^-4) = 0.01814993, log(1 + e^-1) = 0.31326169, log 2, and
+  // x + log(1 + e^-x) above; at 100, e^100 overflows a float but softplus is 100.
+  check_op<ops::Activation>({F::Softplus}, {TestTensor::f32({1, 5}, {-4, -1, 0, 2, 100})},
+                            {TestTensor::f32({1, 5}, {0.01814993f, 0.31326169f, 0.69314718f, 2.12692801f, 100})}, 1e-6,
+                            1e-7);
+  // mish(x) = x tanh(softplus(x)): tanh(0.31326169) = 0.30340147, tanh(2.12692801) = 0.97197948.
+  check_op<ops::Activation>({F::Mish}, {TestTensor::f32({1, 3}, {-1, 0, 2})},
+                            {TestTensor::f32({1, 3}, {-0.30340146f, 0, 1.94395896f})}, 1e-6, 1e-7);
+  check_op<ops::Activation>({F::Softsign}, {x}, {TestTensor::f32({1, 5}, {-0.8f, -0.5f, 0, 2.0f / 3, 8.0f / 9})});
+  // SELU with alpha 2, gamma 3: 3 x 2 (e^-1 - 1) = -3.79272335 at -1.
+  check_op<ops::Activation>({F::SELU, 2, 3}, {TestTensor::f32({1, 3}, {-1, 0, 2})},
+                            {TestTensor::f32({1, 3}, {-3.79272335f, 0, 6})});
+  // CELU with alpha 2: 2 (e^(-4 / 2) - 1) = -1.72932943 at -4.
+  check_op<ops::Activation>({F::CELU, 2}, {x}, {TestTensor::f32({1, 5}, {-1.72932943f, -0.78693868f, 0, 2, 8})});
+  check_op<ops::Activation>({F::ThresholdedReLU, 2}, {x}, {TestTensor::f32({1, 5}, {0, 0, 0, 0, 8})});
+  // Shrink with lambd 1.5, bias 0.5: -4 -> -3.5, -1 and 0 -> 0, 2 -> 1.5, 8 -> 7.5.
+  check_op<ops::Activation>({F::Shrink, 1.5f, 0.5f}, {x}, {TestTensor::f32({1, 5}, {-3.5f, 0, 0, 1.5f, 7.5f})});
 }
 
 TEMPLATE_LIST_TEST_CASE("Activation matches PyTorch", "[ops][activation]", tested_backends) {
@@ -31,19 +48,39 @@ TEMPLATE_LIST_TEST_CASE("Activation matches PyTorch", "[ops][activation]", teste
   }
 }
 
-TEST_CASE("Activation rejects a bounded ReLU whose lower bound exceeds its upper bound", "[ops][activation][errors]") {
+TEST_CASE("Activation rejects parameters outside a function's definition", "[ops][activation][errors]") {
   auto r = run_op<ops::Activation>({ops::ActivationFunction::BoundedReLU, 0, 1}, {TestTensor::f32({1}, {0})});
   REQUIRE_FALSE(r);
   CHECK_THAT(r.status().message(), Catch::Contains("lower bound b <= upper bound a"));
+  auto celu = run_op<ops::Activation>({ops::ActivationFunction::CELU, 0}, {TestTensor::f32({1}, {0})});
+  REQUIRE_FALSE(celu);
+  CHECK_THAT(celu.status().message(), Catch::Contains("CELU needs alpha a != 0"));
+  auto shrink = run_op<ops::Activation>({ops::ActivationFunction::Shrink, -1}, {TestTensor::f32({1}, {0})});
+  REQUIRE_FALSE(shrink);
+  CHECK_THAT(shrink.status().message(), Catch::Contains("Shrink needs lambd a >= 0"));
 }
 
 namespace {
 using F = ops::ActivationFunction;
 /// Every function, with parameters where it takes them (GELU twice: exact and the tanh form).
-const ops::Activation::Params every_function[] = {
-    {F::ReLU}, ops::Activation::relu6(),     {F::LeakyReLU, 0.1f}, {F::ELU, 1.5f}, {F::Sigmoid},
-    {F::Tanh}, {F::HardSigmoid, 0.2f, 0.5f}, {F::HardSwish},       {F::GELU},      {F::GELU, 1.0f},
-    {F::SiLU}};
+const ops::Activation::Params every_function[] = {{F::ReLU},
+                                                  ops::Activation::relu6(),
+                                                  {F::LeakyReLU, 0.1f},
+                                                  {F::ELU, 1.5f},
+                                                  {F::Sigmoid},
+                                                  {F::Tanh},
+                                                  {F::HardSigmoid, 0.2f, 0.5f},
+                                                  {F::HardSwish},
+                                                  {F::GELU},
+                                                  {F::GELU, 1.0f},
+                                                  {F::SiLU},
+                                                  {F::Softplus},
+                                                  {F::Mish},
+                                                  {F::Softsign},
+                                                  {F::SELU, 1.67f, 1.05f},
+                                                  {F::CELU, 0.7f},
+                                                  {F::ThresholdedReLU, 1.0f},
+                                                  {F::Shrink, 0.5f, 0.25f}};
 }  // namespace
 
 TEMPLATE_LIST_TEST_CASE("Activation matches RefBackend on every vector tail", "[ops][activation]",

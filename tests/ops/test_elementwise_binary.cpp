@@ -18,6 +18,10 @@ TEST_CASE("ElementwiseBinary: hand-computed broadcasting", "[ops][elementwise_bi
   auto with_nan = TestTensor::f32({2}, {NAN, 1});
   check_op<ops::ElementwiseBinary>({O::Maximum}, {with_nan, TestTensor::f32({2}, {5, 5})},
                                    {TestTensor::f32({2}, {NAN, 5})});
+  // PRelu: negative elements times their channel's slope, the others as they are.
+  check_op<ops::ElementwiseBinary>(
+      {O::PRelu}, {TestTensor::f32({2, 3}, {-2, 0, 3, -4, 5, -6}), TestTensor::f32({3}, {0.5f, 2, -1})},
+      {TestTensor::f32({2, 3}, {-1, 0, 3, -2, 5, 6})});
 }
 
 TEMPLATE_LIST_TEST_CASE("ElementwiseBinary matches PyTorch", "[ops][elementwise_binary]", tested_backends) {
@@ -54,6 +58,10 @@ TEMPLATE_LIST_TEST_CASE("ElementwiseBinary matches RefBackend on broadcasts and 
       check_against_ref<ops::ElementwiseBinary, TestType>(
           {op}, {random_f32(a, 1, 0.5f, 2.0f), random_f32(b, 2, 0.5f, 2.0f)}, 4e-6, 1e-6);
     }
+  for (const auto& [a, b] : shapes) {  // PRelu needs negative inputs to mean anything
+    INFO("PRelu, " << a.to_string() << " and " << b.to_string());
+    check_against_ref<ops::ElementwiseBinary, TestType>({O::PRelu}, {random_f32(a, 1), random_f32(b, 2)}, 4e-6, 1e-6);
+  }
 }
 
 TEMPLATE_LIST_TEST_CASE("ElementwiseBinary with a fused activation", "[ops][elementwise_binary]", tested_backends) {
@@ -92,6 +100,9 @@ TEST_CASE("ElementwiseBinary in int8 refuses what decision 0014 does not define,
   auto divided = run_op<ops::ElementwiseBinary>({ops::BinaryOperation::Div}, {a, a});
   REQUIRE_FALSE(divided);
   CHECK_THAT(divided.status().message(), Catch::Contains("int8 Add, Sub and Mul only"));
+  auto prelu = run_op<ops::ElementwiseBinary>({ops::BinaryOperation::PRelu}, {a, a});
+  REQUIRE_FALSE(prelu);
+  CHECK_THAT(prelu.status().message(), Catch::Contains("PRelu runs in Float32 behind a Dequantize"));
   auto sigmoid = run_op<ops::ElementwiseBinary>(
       {ops::BinaryOperation::Add, ops::Activation::Params{ops::ActivationFunction::Sigmoid}}, {a, a});
   REQUIRE_FALSE(sigmoid);

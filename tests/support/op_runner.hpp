@@ -53,6 +53,12 @@ struct TestTensor {
   static TestTensor i32(TensorShape shape, const std::vector<std::int32_t>& values) {
     return make(TensorInfo{shape, DataType::Signed32, {}}, values.data(), values.size() * sizeof(std::int32_t));
   }
+  /// A Boolean tensor: each value non-zero is true (stored as 1).
+  static TestTensor boolean(TensorShape shape, const std::vector<int>& values) {
+    std::vector<std::uint8_t> bytes;
+    for (int v : values) bytes.push_back(v != 0 ? 1 : 0);
+    return make(TensorInfo{shape, DataType::Boolean, {}}, bytes.data(), bytes.size());
+  }
   /// An 8-bit quantised tensor (QAsymmU8, QAsymmS8 or QSymmS8) holding `values`.
   static TestTensor q8(TensorShape shape, DataType type, QuantizationInfo quantization,
                        const std::vector<std::int32_t>& values) {
@@ -76,7 +82,7 @@ struct TestTensor {
     for (float v : floats()) ints.push_back(static_cast<std::int32_t>(v));
     return i32(info.shape, ints);
   }
-  /// The elements of an 8-bit quantised or Signed32 tensor.
+  /// The elements of an 8-bit quantised, Signed32 or Boolean tensor.
   std::vector<std::int32_t> integers() const {
     std::vector<std::int32_t> v;
     for (std::uint64_t i = 0; i < info.num_elements(); ++i) {
@@ -182,13 +188,14 @@ Expected<std::vector<TestTensor>> run_op(const typename Op::Params& params, cons
 
 /// Checks `actual` against `expected` element by element: |a - e| <= atol + rtol * |e|, NaNs equal.
 /// On failure reports the shape, the first bad index and the largest errors.
-/// Quantised tensors must match exactly: same type, quantisation and integers.
+/// Quantised, Signed32 and Boolean tensors must match exactly: same type, quantisation and integers.
 /// `extra`, when given, widens the tolerance of each element by its own amount.
 inline void check_close(const TestTensor& actual, const TestTensor& expected, double rtol, double atol,
                         std::span<const float> extra = {}) {
   INFO("shape " << expected.info.shape.to_string() << ", got " << actual.info.shape.to_string());
   REQUIRE(actual.info.shape == expected.info.shape);
-  if (is_quantized(expected.info.type)) {
+  if (is_quantized(expected.info.type) || expected.info.type == DataType::Signed32 ||
+      expected.info.type == DataType::Boolean) {
     REQUIRE(actual.info == expected.info);
     const auto a = actual.integers(), e = expected.integers();
     std::size_t bad = 0, first_bad = 0;

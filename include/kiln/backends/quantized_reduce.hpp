@@ -61,6 +61,9 @@ class ReduceStage {
 /// max_reduce_count elements per output; a multiplier sx / (sy x divisor) below 2^30.
 inline Status check_reduce(const WorkloadInfo<ops::Reduce>& info) {
   const TensorInfo &x = info.inputs[0], &y = info.outputs[0];
+  if (info.params.operation == ops::ReduceOperation::Prod)
+    return Status::error(ErrorCode::Unsupported,
+                         "runs int8 Sum, Mean, Max and Min; a product runs in Float32 behind a Dequantize");
   if (auto s = require_activation(x, "input"); !s) return s;
   if (auto s = require_activation(y, "output"); !s) return s;
   if (x.type != y.type)

@@ -14,21 +14,29 @@ namespace kiln::ops {
 
 /// The function an Activation layer applies, with the meaning of its `a` and `b` parameters.
 enum class ActivationFunction : std::uint8_t {
-  ReLU,         ///< max(0, x)
-  BoundedReLU,  ///< min(a, max(b, x)); ReLU6 is a = 6, b = 0
-  LeakyReLU,    ///< x if x >= 0 else a * x
-  ELU,          ///< x if x >= 0 else a * (exp(x) - 1)
-  Sigmoid,      ///< 1 / (1 + exp(-x))
-  Tanh,         ///< tanh(x)
-  HardSigmoid,  ///< max(0, min(1, a * x + b)) (ONNX HardSigmoid; PyTorch's is a = 1/6, b = 0.5)
-  HardSwish,    ///< x * max(0, min(6, x + 3)) / 6
-  GELU,         ///< x * Phi(x) with the exact erf; the tanh approximation when a != 0
-  SiLU,         ///< x * sigmoid(x) = x / (1 + exp(-x)) ("swish"; PyTorch exports it as x * Sigmoid(x))
+  ReLU,             ///< max(0, x)
+  BoundedReLU,      ///< min(a, max(b, x)); ReLU6 is a = 6, b = 0
+  LeakyReLU,        ///< x if x >= 0 else a * x
+  ELU,              ///< x if x >= 0 else a * (exp(x) - 1)
+  Sigmoid,          ///< 1 / (1 + exp(-x))
+  Tanh,             ///< tanh(x)
+  HardSigmoid,      ///< max(0, min(1, a * x + b)) (ONNX HardSigmoid; PyTorch's is a = 1/6, b = 0.5)
+  HardSwish,        ///< x * max(0, min(6, x + 3)) / 6
+  GELU,             ///< x * Phi(x) with the exact erf; the tanh approximation when a != 0
+  SiLU,             ///< x * sigmoid(x) = x / (1 + exp(-x)) ("swish"; PyTorch exports it as x * Sigmoid(x))
+  Softplus,         ///< log(1 + exp(x)) (Arm NN's SoftReLu), computed as max(x, 0) + log1p(exp(-|x|))
+  Mish,             ///< x * tanh(softplus(x))
+  Softsign,         ///< x / (1 + |x|)
+  SELU,             ///< b * (x if x > 0 else a * (exp(x) - 1)): ONNX Selu's gamma b and alpha a
+  CELU,             ///< max(0, x) + min(0, a * (exp(x / a) - 1)), a != 0
+  ThresholdedReLU,  ///< x if x > a else 0
+  Shrink,           ///< x + b if x < -a, x - b if x > a, else 0 (ONNX Shrink's lambd a and bias b)
 };
 
 constexpr std::string_view to_string(ActivationFunction f) noexcept {
-  constexpr std::string_view names[] = {"ReLU", "BoundedReLU", "LeakyReLU", "ELU",  "Sigmoid",
-                                        "Tanh", "HardSigmoid", "HardSwish", "GELU", "SiLU"};
+  constexpr std::string_view names[] = {
+      "ReLU", "BoundedReLU", "LeakyReLU", "ELU",      "Sigmoid", "Tanh", "HardSigmoid",     "HardSwish", "GELU",
+      "SiLU", "Softplus",    "Mish",      "Softsign", "SELU",    "CELU", "ThresholdedReLU", "Shrink"};
   return names[static_cast<std::size_t>(f)];
 }
 
@@ -59,6 +67,13 @@ struct Activation {
       case F::HardSigmoid: return std::max(0.0f, std::min(1.0f, p.a * x + p.b));
       case F::HardSwish: return x * std::max(0.0f, std::min(6.0f, x + 3.0f)) / 6.0f;
       case F::SiLU: return x / (1.0f + std::exp(-x));
+      case F::Softplus: return softplus(x);
+      case F::Mish: return x * std::tanh(softplus(x));
+      case F::Softsign: return x / (1.0f + std::fabs(x));
+      case F::SELU: return p.b * (x > 0.0f ? x : p.a * std::expm1(x));
+      case F::CELU: return std::max(0.0f, x) + std::min(0.0f, p.a * std::expm1(x / p.a));
+      case F::ThresholdedReLU: return x > p.a ? x : 0.0f;
+      case F::Shrink: return x < -p.a ? x + p.b : x > p.a ? x - p.b : 0.0f;
       case F::GELU:
         if (p.a != 0.0f) {
           const float inner = std::sqrt(2.0f / std::numbers::pi_v<float>) * (x + 0.044715f * x * x * x);
@@ -69,10 +84,16 @@ struct Activation {
     return x;
   }
 
+  /// log(1 + exp(x)) without overflow for large x and without losing small results for very negative x.
+  static float softplus(float x) { return std::max(x, 0.0f) + std::log1p(std::exp(-std::fabs(x))); }
+
   /// Checks the parameters themselves; layers with a fused activation check theirs with it too.
   static constexpr Status validate(const Params& p) {
     if (p.function == ActivationFunction::BoundedReLU && !(p.b <= p.a))
       return detail::invalid("BoundedReLU needs lower bound b <= upper bound a, got a = ", p.a, ", b = ", p.b);
+    if (p.function == ActivationFunction::CELU && p.a == 0.0f) return detail::invalid("CELU needs alpha a != 0");
+    if (p.function == ActivationFunction::Shrink && !(p.a >= 0.0f))
+      return detail::invalid("Shrink needs lambd a >= 0, got ", p.a);
     return Status::ok();
   }
   static constexpr Status validate(const std::optional<Params>& fused) {

@@ -11,14 +11,23 @@
 
 namespace kiln::ops {
 
-enum class BinaryOperation : std::uint8_t { Add, Sub, Mul, Div, Maximum, Minimum, Power };
+enum class BinaryOperation : std::uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Maximum,
+  Minimum,
+  Power,
+  PRelu,  ///< a if a >= 0 else a * b: b holds the slopes (ONNX PRelu, Arm NN PreluLayer, TFLite PRELU)
+};
 
 constexpr std::string_view to_string(BinaryOperation op) noexcept {
-  constexpr std::string_view names[] = {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Power"};
+  constexpr std::string_view names[] = {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Power", "PRelu"};
   return names[static_cast<std::size_t>(op)];
 }
 
-/// Elementwise binary operation (Arm NN ElementwiseBinaryLayer, ONNX Add/Sub/Mul/Div/Max/Min/Pow).
+/// Elementwise binary operation (Arm NN ElementwiseBinaryLayer, ONNX Add/Sub/Mul/Div/Max/Min/Pow/PRelu).
 /// Shapes broadcast as in numpy; both inputs have the same type.
 struct ElementwiseBinary {
   static constexpr std::string_view name = "ElementwiseBinary";

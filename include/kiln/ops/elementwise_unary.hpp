@@ -8,10 +8,42 @@
 
 namespace kiln::ops {
 
-enum class UnaryOperation : std::uint8_t { Abs, Neg, Exp, Log, Sqrt, Rsqrt, Reciprocal, Erf };
+enum class UnaryOperation : std::uint8_t {
+  Abs,
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
+  Erf,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Sign,  ///< -1, 0 or 1 (NaN stays NaN)
+  Floor,
+  Ceil,
+  Round,  ///< to the nearest integer, halves to even (ONNX Round, numpy.round)
+};
 
-/// Elementwise unary operation (Arm NN ElementwiseUnaryLayer, ONNX Abs/Neg/Exp/Log/Sqrt/Reciprocal/Erf;
-/// Erf is what PyTorch's exact GELU exports to before ONNX opset 20).
+constexpr std::string_view to_string(UnaryOperation op) noexcept {
+  constexpr std::string_view names[] = {"Abs",   "Neg",   "Exp",   "Log",  "Sqrt",  "Rsqrt", "Reciprocal", "Erf",
+                                        "Sin",   "Cos",   "Tan",   "Asin", "Acos",  "Atan",  "Sinh",       "Cosh",
+                                        "Asinh", "Acosh", "Atanh", "Sign", "Floor", "Ceil",  "Round"};
+  return names[static_cast<std::size_t>(op)];
+}
+
+/// Elementwise unary operation (Arm NN ElementwiseUnaryLayer; ONNX Abs, Neg, Exp, Log, Sqrt, Reciprocal,
+/// Erf, the trigonometric and hyperbolic functions and their inverses, Sign, Floor, Ceil, Round).
+/// Erf is what PyTorch's exact GELU exports to before ONNX opset 20; Sin and Cos are rotary embeddings'.
 /// Values outside a function's domain follow IEEE 754 (log(-1) is NaN, 1/0 is inf), as in numpy.
 struct ElementwiseUnary {
   static constexpr std::string_view name = "ElementwiseUnary";

@@ -9,9 +9,11 @@
 
 #include "kiln/core/type_list.hpp"
 #include "kiln/ops/activation.hpp"
+#include "kiln/ops/arg_min_max.hpp"
 #include "kiln/ops/batch_mat_mul.hpp"
 #include "kiln/ops/batch_normalization.hpp"
 #include "kiln/ops/cast.hpp"
+#include "kiln/ops/comparison.hpp"
 #include "kiln/ops/concat.hpp"
 #include "kiln/ops/constant.hpp"
 #include "kiln/ops/convolution2d.hpp"
@@ -20,8 +22,10 @@
 #include "kiln/ops/elementwise_unary.hpp"
 #include "kiln/ops/fully_connected.hpp"
 #include "kiln/ops/gather.hpp"
+#include "kiln/ops/gather_elements.hpp"
 #include "kiln/ops/input.hpp"
 #include "kiln/ops/layer_normalization.hpp"
+#include "kiln/ops/logical_binary.hpp"
 #include "kiln/ops/mem_copy.hpp"
 #include "kiln/ops/output.hpp"
 #include "kiln/ops/pad.hpp"
@@ -30,6 +34,7 @@
 #include "kiln/ops/reduce.hpp"
 #include "kiln/ops/reshape.hpp"
 #include "kiln/ops/resize.hpp"
+#include "kiln/ops/select.hpp"
 #include "kiln/ops/softmax.hpp"
 #include "kiln/ops/split.hpp"
 #include "kiln/ops/strided_slice.hpp"
@@ -50,10 +55,11 @@ concept OpDescriptor = requires(const typename Op::Params& params, std::span<con
 namespace ops {
 
 /// Every op, alphabetical. Adding an op adds one line here.
-using op_list = TypeList<Activation, BatchMatMul, BatchNormalization, Cast, Concat, Constant, Convolution2d,
-                         DepthwiseConvolution2d, Dequantize, ElementwiseBinary, ElementwiseUnary, FullyConnected,
-                         Gather, Input, LayerNormalization, MemCopy, Output, Pad, Pooling2d, Quantize, Reduce,
-                         Requantize, Reshape, Resize, Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;
+using op_list = TypeList<Activation, ArgMinMax, BatchMatMul, BatchNormalization, Cast, Comparison, Concat, Constant,
+                         Convolution2d, DepthwiseConvolution2d, Dequantize, ElementwiseBinary, ElementwiseUnary,
+                         FullyConnected, Gather, GatherElements, Input, LayerNormalization, LogicalBinary, MemCopy,
+                         Output, Pad, Pooling2d, Quantize, Reduce, Requantize, Reshape, Resize, Select, Softmax, Split,
+                         StridedSlice, Transpose, TransposeConvolution2d>;
 
 inline constexpr std::size_t op_count = op_list::size;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reduce: sum, mean, max or min over a set of axes.
+// Reduce: sum, mean, max, min or product over a set of axes.
 #pragma once
 
 #include <string_view>
@@ -8,9 +8,10 @@
 
 namespace kiln::ops {
 
-enum class ReduceOperation : std::uint8_t { Sum, Mean, Max, Min };
+enum class ReduceOperation : std::uint8_t { Sum, Mean, Max, Min, Prod };
 
-/// Reduction (ONNX ReduceSum/ReduceMean/ReduceMax/ReduceMin, TFLite SUM/MEAN/REDUCE_MAX/REDUCE_MIN).
+/// Reduction (ONNX ReduceSum/ReduceMean/ReduceMax/ReduceMin/ReduceProd, TFLite SUM/MEAN/REDUCE_MAX/REDUCE_MIN/
+/// REDUCE_PROD).
 /// `axes` (negative count from the end) are reduced; empty reduces every axis. With keep_dims the
 /// reduced axes stay as size 1. Max and min of an empty axis are rejected (no identity exists).
 struct Reduce {

@@ -45,6 +45,11 @@ inline Strides broadcast_strides_of(const TensorShape& shape, std::size_t rank) 
   return strides;
 }
 
+/// f(i, offsets) for each element i of a tensor of shape `ys` that the N tensors `in` broadcast to
+/// (numpy): offsets[k] is the element of in[k] it reads.
+template <std::size_t N, class F>
+void for_each_broadcast(std::span<const ConstTensor> in, const TensorShape& ys, F&& f);
+
 /// Coordinates of element `index` of a row-major tensor of `shape`.
 inline std::array<std::uint32_t, TensorShape::max_rank> unravel(std::uint64_t index, const TensorShape& shape) {
   std::array<std::uint32_t, TensorShape::max_rank> coords{};
@@ -53,6 +58,19 @@ inline std::array<std::uint32_t, TensorShape::max_rank> unravel(std::uint64_t in
     index /= shape[d];
   }
   return coords;
+}
+
+template <std::size_t N, class F>
+void for_each_broadcast(std::span<const ConstTensor> in, const TensorShape& ys, F&& f) {
+  std::array<Strides, N> strides;
+  for (std::size_t k = 0; k < N; ++k) strides[k] = broadcast_strides_of(in[k].info.shape, ys.rank());
+  for (std::uint64_t i = 0; i < ys.num_elements(); ++i) {
+    const auto coords = unravel(i, ys);
+    std::array<std::uint64_t, N> offsets{};
+    for (std::size_t k = 0; k < N; ++k)
+      for (std::size_t d = 0; d < ys.rank(); ++d) offsets[k] += coords[d] * strides[k][d];
+    f(i, offsets);
+  }
 }
 
 /// Fails unless every tensor of the layer is of `type` (weights and bias too), naming the first that is not.

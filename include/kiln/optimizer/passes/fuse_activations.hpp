@@ -21,9 +21,10 @@ inline std::optional<ops::Activation::Params> fused_activation(const Layer& laye
 
 /// Whether an activation runs faster fused than as a layer of its own. NeonBackend's GEMM applies
 /// a fused activation other than a clamp to each stored row of a tile: for SiLU's exp that cost
-/// EfficientNet-B0 more than its own layer does (14.5 against 12.2 ms, 1 thread, min of 300 runs).
+/// EfficientNet-B0 more than its own layer does (14.5 against 12.2 ms, 1 thread, min of 300 runs);
+/// Mish, x times a function of exp(x) like SiLU, stays a layer of its own likewise.
 inline bool worth_fusing(const ops::Activation::Params& activation) {
-  return activation.function != ops::ActivationFunction::SiLU;
+  return activation.function != ops::ActivationFunction::SiLU && activation.function != ops::ActivationFunction::Mish;
 }
 
 /// Moves each Activation into the layer that produces its input when that layer's op applies a

@@ -12,8 +12,9 @@ requires(ops::Cast::converts(T)) struct Workload<ops::Cast, ClBackend, T> : open
   using Kernel::Kernel;
 
   static Status is_supported(const WorkloadInfo<ops::Cast>& info) {
-    if (info.outputs[0].type == T)
-      return Status::error(ErrorCode::Unsupported, "casts between Float32 and Float16; this Cast keeps ", to_string(T));
+    if (info.outputs[0].type == T || !ops::Cast::converts(info.outputs[0].type))
+      return Status::error(ErrorCode::Unsupported, "casts between Float32 and Float16; this Cast makes ",
+                           to_string(info.outputs[0].type), " of ", to_string(T));
     return opencl::require_int_indices(info);
   }
   static Expected<Workload> create(const WorkloadInfo<ops::Cast>& info, opencl::Context& context) {

@@ -10,6 +10,12 @@ inline namespace KILN_NEON_ISA {
 
 template <DataType T>
 requires(ops::Cast::converts(T)) struct Kernel<ops::Cast, T> {
+  static Status is_supported(const WorkloadInfo<ops::Cast>& info) {
+    if (!ops::Cast::converts(info.outputs[0].type))
+      return Status::error(ErrorCode::Unsupported, "casts between Float32 and Float16; this Cast makes ",
+                           to_string(info.outputs[0].type));
+    return Status::ok();
+  }
   explicit Kernel(const WorkloadInfo<ops::Cast>&) {}
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {

@@ -100,6 +100,7 @@ void elementwise(const ops::ElementwiseBinary::Params& params, std::span<const C
     case O::Maximum: return with_op([=](Vec a, Vec b) { return nan_if_either(a, b, xsimd::max(a, b)); });
     case O::Minimum: return with_op([=](Vec a, Vec b) { return nan_if_either(a, b, xsimd::min(a, b)); });
     case O::Power: return with_op([](Vec a, Vec b) { return xsimd::pow(a, b); });
+    case O::PRelu: return with_op([](Vec a, Vec b) { return xsimd::select(a >= Vec(0.0f), a, a * b); });
   }
 }
 

@@ -30,6 +30,23 @@ struct Kernel<ops::ElementwiseUnary, DataType::Float32> : Float32Kernel<ops::Ele
       case U::Rsqrt: return stream([](Vec v) { return Vec(1.0f) / xsimd::sqrt(v); });
       case U::Reciprocal: return stream([](Vec v) { return Vec(1.0f) / v; });
       case U::Erf: return stream([](Vec v) { return xsimd::erf(v); });
+      case U::Sin: return stream([](Vec v) { return xsimd::sin(v); });
+      case U::Cos: return stream([](Vec v) { return xsimd::cos(v); });
+      case U::Tan: return stream([](Vec v) { return xsimd::tan(v); });
+      case U::Asin: return stream([](Vec v) { return xsimd::asin(v); });
+      case U::Acos: return stream([](Vec v) { return xsimd::acos(v); });
+      case U::Atan: return stream([](Vec v) { return xsimd::atan(v); });
+      case U::Sinh: return stream([](Vec v) { return xsimd::sinh(v); });
+      case U::Cosh: return stream([](Vec v) { return xsimd::cosh(v); });
+      case U::Asinh: return stream([](Vec v) { return xsimd::asinh(v); });
+      case U::Acosh: return stream([](Vec v) { return xsimd::acosh(v); });
+      case U::Atanh: return stream([](Vec v) { return xsimd::atanh(v); });
+      case U::Sign:  // 0, -0 and NaN stay themselves, as in Ref
+        return stream(
+            [](Vec v) { return xsimd::select(v > Vec(0.0f), Vec(1.0f), xsimd::select(v < Vec(0.0f), Vec(-1.0f), v)); });
+      case U::Floor: return stream([](Vec v) { return xsimd::floor(v); });
+      case U::Ceil: return stream([](Vec v) { return xsimd::ceil(v); });
+      case U::Round: return stream([](Vec v) { return xsimd::nearbyint(v); });
     }
   }
 };

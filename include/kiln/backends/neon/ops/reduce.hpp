@@ -107,6 +107,9 @@ struct Kernel<ops::Reduce, DataType::Float32> : Float32Kernel<ops::Reduce> {
         return reduce(
             in, out, context, [](Vec acc, Vec v) { return xsimd::select(xsimd::isnan(v) || v < acc, v, acc); },
             std::numeric_limits<float>::infinity());
+      case O::Prod:
+        return reduce(
+            in, out, context, [](Vec acc, Vec v) { return acc * v; }, 1.0f);
     }
   }
 
@@ -176,6 +179,7 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::Reduce, T> {
         return reduce(
             in, out, context, [](std::int32_t a, std::int32_t v) { return std::max(a, v); }, -128, false);
       case O::Min:
+      case O::Prod:  // refused by check_reduce
         return reduce(
             in, out, context, [](std::int32_t a, std::int32_t v) { return std::min(a, v); }, 255, false);
     }

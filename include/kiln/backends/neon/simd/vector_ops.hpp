@@ -181,6 +181,9 @@ inline float reduce_max(Vec v) {
 }
 inline float reduce_add(Vec v) { return xsimd::hadd(v); }
 
+/// ops::Activation::softplus a vector at a time.
+inline Vec softplus(Vec x) { return xsimd::max(x, Vec(0.0f)) + xsimd::log1p(xsimd::exp(-xsimd::abs(x))); }
+
 /// Calls f with a vector functor for the activation `p`, so that the switch on the function is
 /// made once per kernel call, not once per vector. Each functor reads like RefBackend's formula.
 template <class F>
@@ -198,6 +201,13 @@ decltype(auto) visit_activation(const ops::Activation::Params& p, F&& f) {
     case A::HardSwish:  // times 1/6 rather than / 6: a division is many times slower, within an ulp
       return f([=](Vec x) { return x * xsimd::max(zero, xsimd::min(six, x + three)) * sixth; });
     case A::SiLU: return f([=](Vec x) { return x / (one + xsimd::exp(-x)); });
+    case A::Softplus: return f([](Vec x) { return softplus(x); });
+    case A::Mish: return f([](Vec x) { return x * xsimd::tanh(softplus(x)); });
+    case A::Softsign: return f([=](Vec x) { return x / (one + xsimd::abs(x)); });
+    case A::SELU: return f([=](Vec x) { return b * xsimd::select(x > zero, x, a * xsimd::expm1(x)); });
+    case A::CELU: return f([=](Vec x) { return xsimd::max(zero, x) + xsimd::min(zero, a * xsimd::expm1(x / a)); });
+    case A::ThresholdedReLU: return f([=](Vec x) { return xsimd::select(x > a, x, zero); });
+    case A::Shrink: return f([=](Vec x) { return xsimd::select(x < -a, x + b, xsimd::select(x > a, x - b, zero)); });
     case A::GELU:
       if (p.a != 0.0f) {
         const Vec k(std::sqrt(2.0f / std::numbers::pi_v<float>)), c(0.044715f);

@@ -23,6 +23,21 @@ struct Workload<ops::ElementwiseUnary, RefBackend, DataType::Float32> : ref::Flo
       case O::Rsqrt: return 1.0f / std::sqrt(x);
       case O::Reciprocal: return 1.0f / x;
       case O::Erf: return std::erf(x);
+      case O::Sin: return std::sin(x);
+      case O::Cos: return std::cos(x);
+      case O::Tan: return std::tan(x);
+      case O::Asin: return std::asin(x);
+      case O::Acos: return std::acos(x);
+      case O::Atan: return std::atan(x);
+      case O::Sinh: return std::sinh(x);
+      case O::Cosh: return std::cosh(x);
+      case O::Asinh: return std::asinh(x);
+      case O::Acosh: return std::acosh(x);
+      case O::Atanh: return std::atanh(x);
+      case O::Sign: return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x;  // keeps 0, -0 and NaN
+      case O::Floor: return std::floor(x);
+      case O::Ceil: return std::ceil(x);
+      case O::Round: return std::nearbyint(x);  // the default rounding mode: halves to even
     }
     return x;
   }

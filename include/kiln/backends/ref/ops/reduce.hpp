@@ -47,9 +47,10 @@ struct Workload<ops::Reduce, RefBackend, DataType::Float32> : ref::Float32Kernel
     float* y = ref::floats(out[0]);
     const O operation = params_.operation;
     const std::span<double> accumulator(reinterpret_cast<double*>(scratch.data()), outputs_);
-    std::ranges::fill(accumulator, operation == O::Max   ? -std::numeric_limits<double>::infinity()
-                                   : operation == O::Min ? std::numeric_limits<double>::infinity()
-                                                         : 0.0);
+    std::ranges::fill(accumulator, operation == O::Max    ? -std::numeric_limits<double>::infinity()
+                                   : operation == O::Min  ? std::numeric_limits<double>::infinity()
+                                   : operation == O::Prod ? 1.0
+                                                          : 0.0);
     ref::reduce_into(in[0].info.shape, params_, accumulator, [&](double& acc, std::uint64_t i) {
       const double v = x[i];
       switch (operation) {
@@ -57,6 +58,7 @@ struct Workload<ops::Reduce, RefBackend, DataType::Float32> : ref::Float32Kernel
         case O::Mean: acc += v; break;
         case O::Max: acc = (std::isnan(v) || v > acc) ? v : acc; break;
         case O::Min: acc = (std::isnan(v) || v < acc) ? v : acc; break;
+        case O::Prod: acc *= v; break;
       }
     });
     const double count = static_cast<double>(ops::Reduce::reduced_count(params_, in[0].info.shape));

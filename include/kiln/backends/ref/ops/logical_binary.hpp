@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reference LogicalBinary: each output element from its broadcast operands.
+#pragma once
+
+#include "kiln/backends/ref/ref_kernel.hpp"
+
+namespace kiln {
+
+template <>
+struct Workload<ops::LogicalBinary, RefBackend, DataType::Boolean> {
+  explicit Workload(const WorkloadInfo<ops::LogicalBinary>& info) : operation(info.params.operation) {}
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    using O = ops::LogicalOperation;
+    const auto* a = static_cast<const std::uint8_t*>(in[0].data);
+    const auto* b = static_cast<const std::uint8_t*>(in[1].data);
+    auto* y = static_cast<std::uint8_t*>(out[0].data);
+    ref::for_each_broadcast<2>(in, out[0].info.shape, [&](std::uint64_t i, const auto& at) {
+      const bool p = a[at[0]] != 0, q = b[at[1]] != 0;
+      y[i] = (operation == O::And ? p && q : operation == O::Or ? p || q : p != q) ? 1 : 0;
+    });
+  }
+
+  ops::LogicalOperation operation;
+};
+
+}  // namespace kiln
