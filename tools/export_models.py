@@ -153,6 +153,27 @@ class EncoderTiny(nn.Module):
         return self.classify(self.norm_out(x).mean(dim=1))
 
 
+class BertTiny(nn.Module):
+    """A BERT-tiny-sized encoder: two nn.TransformerEncoderLayer blocks (64 features, 2 heads, GELU
+    MLP of 256) over [batch, sequence, 64] hidden states, post-norm (BERT's) or pre-norm. Exported
+    with named batch and sequence dimensions, which kiln needs values for (--dim)."""
+
+    def __init__(self, norm_first):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(64, 2, dim_feedforward=256, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=norm_first)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        for name, parameter in self.named_parameters():  # norms not the identity a fresh one is
+            if "norm" in name:
+                nn.init.uniform_(parameter, 0.5, 1.5) if name.endswith("weight") else nn.init.uniform_(parameter, -0.5, 0.5)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+SEQUENCE = {"input": {0: "batch", 1: "sequence"}, "output": {0: "batch", 1: "sequence"}}
+
+
 def small_models():
     import torchvision
     mobilenet = torchvision.models.MobileNetV2(width_mult=0.25, num_classes=10)
@@ -169,7 +190,9 @@ def small_models():
             ("attention_tiny", AttentionTiny(), (1, 16, 32), 13),
             ("ds_cnn", DsCnn(), (1, 1, 49, 10), 13),  # also compiled into the firmware (docs/firmware.md)
             ("encoder_tiny", EncoderTiny(), (1, 16, 32), 17),
-            ("encoder_tiny_opset13", EncoderTiny(), (1, 16, 32), 13)]
+            ("encoder_tiny_opset13", EncoderTiny(), (1, 16, 32), 13),
+            ("bert_tiny", BertTiny(norm_first=False), (1, 32, 64), 17, SEQUENCE),
+            ("bert_tiny_norm_first", BertTiny(norm_first=True), (1, 32, 64), 17, SEQUENCE)]
 
 
 def zoo_models():
@@ -208,7 +231,7 @@ def randomize_statistics(model, generator):
             module.bias.data.uniform_(-0.2, 0.2, generator=generator)
 
 
-def export(name, model, shape, opset, out_dir):
+def export(name, model, shape, opset, out_dir, dynamic_axes=None):
     generator = torch.Generator().manual_seed(2026)
     randomize_statistics(model, generator)
     model.eval()
@@ -218,7 +241,7 @@ def export(name, model, shape, opset, out_dir):
     case = os.path.join(out_dir, name)
     os.makedirs(os.path.join(case, "test_data_set_0"), exist_ok=True)
     torch.onnx.export(model, x, os.path.join(case, "model.onnx"), input_names=["input"], output_names=["output"],
-                      opset_version=opset)
+                      opset_version=opset, dynamic_axes=dynamic_axes)
     for kind, tensor in (("input", x), ("output", y)):
         proto = onnx.numpy_helper.from_array(tensor.numpy().astype(np.float32), kind)
         with open(os.path.join(case, "test_data_set_0", f"{kind}_0.pb"), "wb") as f:
@@ -231,8 +254,8 @@ def main():
     which, out_dir = sys.argv[1], sys.argv[2]
     torch.manual_seed(2026)
     models = {"small": small_models, "zoo": zoo_models, "bench": bench_models}[which]()
-    for name, model, shape, opset in models:
-        export(name, model, shape, opset, out_dir)
+    for name, model, shape, opset, *dynamic_axes in models:
+        export(name, model, shape, opset, out_dir, *dynamic_axes)
 
 
 if __name__ == "__main__":

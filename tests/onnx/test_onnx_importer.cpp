@@ -3,6 +3,7 @@
 // broken file; the tensor file formats it reads and writes.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -37,13 +38,20 @@ class ModelBuilder {
     for (auto d : dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
     return *this;
   }
-  ModelBuilder& dynamic_input(const std::string& name) {
+  /// An input whose dimensions are named ("batch"), fixed ("4") or unknown ("?", neither).
+  ModelBuilder& dynamic_input(const std::string& name, std::vector<std::string> dims = {"batch", "4"}) {
     auto* value = model_.mutable_graph()->add_input();
     value->set_name(name);
     auto* tensor = value->mutable_type()->mutable_tensor_type();
     tensor->set_elem_type(::onnx::TensorProto::FLOAT);
-    tensor->mutable_shape()->add_dim()->set_dim_param("batch");
-    tensor->mutable_shape()->add_dim()->set_dim_value(4);
+    for (const auto& d : dims) {
+      auto* dim = tensor->mutable_shape()->add_dim();
+      if (d == "?") continue;
+      if (std::isdigit(static_cast<unsigned char>(d[0])))
+        dim->set_dim_value(std::stoll(d));
+      else
+        dim->set_dim_param(d);
+    }
     return *this;
   }
   ModelBuilder& initializer(const std::string& name, std::vector<std::int64_t> dims, std::vector<float> values) {
@@ -86,9 +94,9 @@ class ModelBuilder {
     return *this;
   }
   std::string bytes() const { return model_.SerializeAsString(); }
-  Expected<kiln::onnx::ImportedModel> import() const {
+  Expected<kiln::onnx::ImportedModel> import(const kiln::onnx::ImportOptions& options = {}) const {
     const std::string b = bytes();
-    return kiln::onnx::import_model(std::as_bytes(std::span(b.data(), b.size())));
+    return kiln::onnx::import_model(std::as_bytes(std::span(b.data(), b.size())), options);
   }
 
  private:
@@ -323,6 +331,49 @@ TEST_CASE("ONNX ReduceMean over H and W without keepdims reads channels-last dir
   CHECK(count_transposes(model->network) == 1);  // only the input's NCHW -> NHWC
 }
 
+TEST_CASE("ONNX ReduceLogSumExp is shifted by the maximum: no overflow where exp(x) is inf in float", "[onnx]") {
+  ModelBuilder m(13);
+  m.input("x", {2, 3});
+  set_ints(m.node("ReduceLogSumExp", {"x"}, {"y"}), "axes", {1});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  // log(3 e^1000) = 1000 + log 3; log(e^-1000 + e^0 + e^1000) = 1000 + log(1 + e^-1000 + e^-2000) = 1000.
+  const auto y = run(*model, std::vector<float>{1000, 1000, 1000, -1000, 0, 1000});
+  REQUIRE(y.size() == 2);
+  CHECK(y[0] == Approx(1001.0986123f));
+  CHECK(y[1] == Approx(1000.0f));
+}
+
+TEST_CASE("ONNX Where, Trilu and Expand: a causal mask made at import and broadcast (hand-computed)", "[onnx]") {
+  // scores [1, 3, 3]; mask = Trilu(ones [3, 3]) folds to a constant; Where(mask, scores, -100);
+  // then Expand of a [3] row to [2, 3].
+  ModelBuilder m(14);
+  m.input("scores", {1, 3, 3}).input("row", {3});
+  m.initializer("ones", {3, 3}, std::vector<float>(9, 1.0f)).initializer("floor", {}, {-100.0f});
+  m.int_initializer("shape", {2, 3});
+  set_int(m.node("Trilu", {"ones"}, {"lower"}), "upper", 0);
+  set_int(m.node("Cast", {"lower"}, {"mask"}), "to", ::onnx::TensorProto::BOOL);
+  m.node("Where", {"mask", "scores", "floor"}, {"masked"});
+  m.node("Expand", {"row", "shape"}, {"rows"});
+  m.output("masked").output("rows");
+  auto model = m.import();
+  REQUIRE(model);
+  auto optimized = optimize<RefBackend>(model->network);
+  REQUIRE(optimized);
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(*optimized);
+  REQUIRE(id);
+  const std::vector<float> scores{1, 2, 3, 4, 5, 6, 7, 8, 9}, row{1, 2, 3};
+  std::vector<float> masked(9), rows(6);
+  const InputBinding in[] = {{0, {model->inputs[0].info, scores.data()}}, {1, {model->inputs[1].info, row.data()}}};
+  const OutputBinding out[] = {{0, {model->outputs[0].info, masked.data()}},
+                               {1, {model->outputs[1].info, rows.data()}}};
+  REQUIRE(runtime.enqueue(*id, in, out));
+  CHECK(masked == std::vector<float>{1, -100, -100, 4, 5, -100, 7, 8, 9});
+  CHECK(rows == std::vector<float>{1, 2, 3, 1, 2, 3});
+}
+
 TEST_CASE("ONNX Softmax before opset 13 normalises the flattened trailing axes", "[onnx]") {
   ModelBuilder m(11);
   m.input("x", {1, 2, 3});
@@ -377,7 +428,10 @@ TEST_CASE("ONNX importer errors name the node, the op and the reason", "[onnx][e
     m.output("y");
     auto model = m.import();
     REQUIRE(!model);
-    CHECK_THAT(model.status().message(), Catch::Contains("graph input 'x' has a dynamic dimension 'batch'"));
+    CHECK(model.status().message() ==
+          "graph input 'x' has the dynamic dimension 'batch' (axis 0 of [batch, 4]); kiln plans memory at load and "
+          "needs its value: ImportOptions::dimensions[\"batch\"] (kiln --dim batch=N), or the input's whole shape "
+          "(kiln --shape x=D0x...)");
   }
   SECTION("opset out of range") {
     ModelBuilder m(19);
@@ -435,6 +489,66 @@ TEST_CASE("ONNX importer errors name the node, the op and the reason", "[onnx][e
     m.node("Add", {"x", "b"}, {"y"});
     m.output("y");
     CHECK(m.import().status().message() == "tensor 'b': has 2 values for 4 elements");
+  }
+}
+
+TEST_CASE("ONNX inputs' dynamic dimensions take the values ImportOptions gives them, by name or by input",
+          "[onnx][dimensions]") {
+  // x [batch, 4] and s [batch, ?]: Add(Relu(x), s).
+  ModelBuilder m;
+  m.dynamic_input("x").dynamic_input("s", {"batch", "?"});
+  m.node("Relu", {"x"}, {"r"});
+  m.node("Add", {"r", "s"}, {"y"});
+  m.output("y");
+  kiln::onnx::ImportOptions options;
+  SECTION("a named dimension's value reaches every input that has it; the unnamed one needs the shape") {
+    options.dimensions["batch"] = 2;
+    auto unnamed = m.import(options);
+    REQUIRE_FALSE(unnamed);
+    CHECK(unnamed.status().message() ==
+          "graph input 's' has an unnamed dynamic dimension (axis 1 of [batch, ?]); kiln plans memory at load and "
+          "needs its value: give the input's shape, ImportOptions::input_shapes (kiln --shape s=D0x...)");
+    options.input_shapes["s"] = {2, 4};
+    auto model = m.import(options);
+    REQUIRE(model);
+    CHECK(model->inputs[0].info.shape == TensorShape{2, 4});
+    CHECK(model->inputs[1].info.shape == TensorShape{2, 4});
+    auto optimized = optimize<RefBackend>(model->network);
+    REQUIRE(optimized);
+    Runtime<RefBackend> runtime;
+    auto id = runtime.load(*optimized);
+    REQUIRE(id);
+    const std::vector<float> x{-1, 2, -3, 4, 5, -6, 7, -8}, s{1, 1, 1, 1, 2, 2, 2, 2};
+    std::vector<float> y(8);
+    const InputBinding in[] = {{0, {model->inputs[0].info, x.data()}}, {1, {model->inputs[1].info, s.data()}}};
+    const OutputBinding out[] = {{0, {model->outputs[0].info, y.data()}}};
+    REQUIRE(runtime.enqueue(*id, in, out));
+    CHECK(y == std::vector<float>{1, 3, 1, 5, 7, 2, 9, 2});
+  }
+  SECTION("a whole shape must keep the dimensions the model fixes") {
+    options.input_shapes["x"] = {3, 5};
+    CHECK(m.import(options).status().message() ==
+          "graph input 'x' fixes dimension 1 of [batch, 4] at 4; the shape given for it says 5");
+    options.input_shapes["x"] = {3, 4, 1};
+    CHECK(m.import(options).status().message() ==
+          "graph input 'x' has 2 dimensions [batch, 4]; the shape given for it has 3");
+  }
+  SECTION("names the model does not have are errors, not ignored") {
+    options.dimensions["batch"] = 1;
+    options.input_shapes["s"] = {1, 4};
+    options.dimensions["sequence"] = 8;
+    CHECK(m.import(options).status().message() ==
+          "a value is given for the dimension 'sequence', which no input of the model leaves open (or the input's "
+          "whole shape was given)");
+    options.dimensions.erase("sequence");
+    options.input_shapes["z"] = {1};
+    CHECK(m.import(options).status().message() ==
+          "a shape is given for 'z', which is not an input of the model (its inputs: x, s)");
+  }
+  SECTION("a dimension of zero or less is refused") {
+    options.dimensions["batch"] = 0;
+    CHECK_THAT(m.import(options).status().message(),
+               Catch::Contains("graph input 'x' would have dimension 0 of [batch, 4] = 0"));
   }
 }
 

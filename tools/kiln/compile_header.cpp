@@ -333,7 +333,7 @@ Expected<CompiledHeader> compile_header(const CompileOptions& options) {
       (options.name_space[0] >= '0' && options.name_space[0] <= '9'))
     return Status::error(ErrorCode::InvalidArgument, "--namespace '", options.name_space,
                          "' is not a C++ identifier (letters, digits and single underscores)");
-  auto imported = import_model_file(options.model_path);
+  auto imported = import_model_file(options.model_path, options.import);
   if (!imported) return imported.status();
   OptimizerOptions optimizer;
   optimizer.backend_preferences = {RefBackend::id};

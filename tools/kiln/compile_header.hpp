@@ -6,6 +6,7 @@
 #include <string>
 
 #include <kiln/core/status.hpp>
+#include <kiln/import/onnx.hpp>
 
 namespace kiln::tool {
 
@@ -14,6 +15,7 @@ struct CompileOptions {
   std::string name_space;      ///< the C++ namespace of the header's declarations
   std::string command;         ///< the command line, recorded in the header's first comment
   bool ops_only_used = false;  ///< also declare `Ops`, the OpSet of the ops the network uses
+  onnx::ImportOptions import;  ///< values of the dimensions the model's inputs leave open
 };
 
 struct CompiledHeader {

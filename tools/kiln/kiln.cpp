@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,45 +24,69 @@ using kiln::onnx::HostTensor;
 using kiln::tool::Session;
 using kiln::tool::SessionOptions;
 
-constexpr const char* usage = R"(usage: kiln COMMAND MODEL [ARGS] [OPTIONS]
-
-commands:
-  run MODEL [--input FILE ...] [--output FILE ...]
+/// Each command's synopsis and what it does, as `kiln --help` and `kiln COMMAND --help` print them.
+struct CommandHelp {
+  std::string_view name, text;
+};
+constexpr CommandHelp commands[] = {
+    {"run", R"(  run MODEL [--input FILE ...] [--output FILE ...]
         one inference; inputs are TensorProto (.pb) or NumPy (.npy) files in the model's input order
         (deterministic random data when none are given); outputs are written as .pb or .npy
-  check MODEL TEST_DIR [--rtol R] [--atol A]
+)"},
+    {"check", R"(  check MODEL TEST_DIR [--rtol R] [--atol A]
         runs the ONNX test cases TEST_DIR/test_data_set_*/{input,output}_*.pb and compares
         (pass: |kiln - expected| <= atol + rtol * |expected|; defaults 1e-3 and 1e-4)
-  bench MODEL [--iterations N] [--warmup N]
+)"},
+    {"bench", R"(  bench MODEL [--iterations N] [--warmup N]
         load time and latency (min, median, p90)
-  inspect MODEL [--profile FILE [--iterations N]]
+)"},
+    {"inspect", R"(  inspect MODEL [--profile FILE [--iterations N]]
         the optimized network (layer -> backend, shapes) and its memory plan; --profile writes a
         Chrome trace (chrome://tracing, Perfetto) of N inferences (default 1; the first one is cold:
         its first touches of the arena and the caches count)
-  eval MODEL [MODEL ...] IMAGES.npy [--labels LABELS.npy] [--reference LOGITS.npy] [--min-agreement P]
+)"},
+    {"eval", R"(  eval MODEL [MODEL ...] IMAGES.npy [--labels LABELS.npy] [--reference LOGITS.npy] [--min-agreement P]
         a classifier over a batch of examples (one inference per example), each model on each
         backend of --backend in turn (default: every available one): accuracy, agreement with the
         reference outputs (the command fails below P percent, default 100), latency
-  quantize MODEL CALIBRATION.npy -o OUTPUT.onnx [--activations u8|s8] [--weights per-channel|per-tensor]
+)"},
+    {"quantize",
+     R"(  quantize MODEL CALIBRATION.npy -o OUTPUT.onnx [--activations u8|s8] [--weights per-channel|per-tensor]
            [--calibration minmax|percentile] [--percentile P]
         post-training int8 quantisation: runs the Float32 model on each example of CALIBRATION.npy
         (a batch of its input; on --backend, default ref), chooses each activation's range (the
         extremes, or the central P percent, default 99.99) and writes a QDQ model that kiln and
         ONNX Runtime load (default: uint8 activations, int8 weights per output channel)
-  compile MODEL -o NAME.hpp [--namespace N] [--ops-only-used]
+)"},
+    {"compile", R"(  compile MODEL -o NAME.hpp [--namespace N] [--ops-only-used]
         the model optimized and planned for RefBackend, written as one C++ header of constants
         (weights, tensors, steps, the arena's size) that kiln::StaticModel runs with no heap, on a
         microcontroller too (docs/firmware.md); the namespace defaults to NAME. --ops-only-used
         also declares Ops, the kiln::OpSet of the ops it uses, for a kiln::Runtime<Ops, ...> that
         compiles only their workloads (StaticModel always does)
+)"},
+};
 
+constexpr std::string_view common_options = R"(
 options for every command:
   --backend LIST   comma-separated preference list of ref, neon, cl (default: every available one,
                    cl first); layers a backend cannot run fall back to the next
   --threads N      NeonBackend threads (default: every hardware thread)
   --precision P    fp32 (default), or fp16: the layers compute in Float16 where a backend can
                    (inputs and outputs stay Float32; OptimizerOptions::reduce_float32_to_float16)
+  --dim NAME=N     the value of the dimension NAME that an ONNX model's inputs leave open (batch,
+                   sequence...); repeats, one per name (onnx::ImportOptions::dimensions)
+  --shape INPUT=D0xD1x...
+                   the whole shape of the ONNX model's input INPUT, for dynamic dimensions with no
+                   name; repeats, one per input (onnx::ImportOptions::input_shapes)
 )";
+
+void print_usage(std::FILE* to) {
+  std::fputs("usage: kiln COMMAND MODEL [ARGS] [OPTIONS]   (kiln COMMAND --help: that command alone)\n\ncommands:\n",
+             to);
+  for (const auto& command : commands) std::fwrite(command.text.data(), 1, command.text.size(), to);
+  std::fwrite(common_options.data(), 1, common_options.size(), to);
+}
 
 /// The command line: positional arguments and --options (each takes a value; some repeat).
 struct Arguments {
@@ -95,6 +120,53 @@ kiln::Expected<double> number(const Arguments& args, std::string_view name, doub
   return value;
 }
 
+// "NAME=VALUE" split at its last '=' (input names may hold one; values do not).
+kiln::Expected<std::pair<std::string, std::string>> assignment(std::string_view option, const std::string& text) {
+  const auto equals = text.rfind('=');
+  if (equals == std::string::npos || equals == 0)
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--", option, " takes NAME=VALUE, got '", text, "'");
+  return std::pair{text.substr(0, equals), text.substr(equals + 1)};
+}
+
+kiln::Expected<std::int64_t> positive_integer(std::string_view option, std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value <= 0)
+    return Status::error(kiln::ErrorCode::InvalidArgument, "--", option, " takes positive whole numbers, got '", text,
+                         "'");
+  return value;
+}
+
+// --dim NAME=N and --shape INPUT=D0xD1x... (each repeats): the importer's values for the dimensions
+// an ONNX model's inputs leave open.
+kiln::Expected<kiln::onnx::ImportOptions> import_options(const Arguments& args) {
+  kiln::onnx::ImportOptions options;
+  for (const auto& text : args.all("dim")) {
+    auto named = assignment("dim", text);
+    if (!named) return named.status();
+    auto value = positive_integer("dim", named->second);
+    if (!value) return value.status();
+    if (!options.dimensions.emplace(named->first, *value).second)
+      return Status::error(kiln::ErrorCode::InvalidArgument, "--dim gives '", named->first, "' twice");
+  }
+  for (const auto& text : args.all("shape")) {
+    auto named = assignment("shape", text);
+    if (!named) return named.status();
+    std::vector<std::int64_t> dims;
+    std::string_view rest = named->second;
+    while (!rest.empty()) {  // "" is a scalar's shape
+      const auto x = rest.find('x');
+      auto dim = positive_integer("shape", rest.substr(0, x));
+      if (!dim) return dim.status();
+      dims.push_back(*dim);
+      rest = x == std::string_view::npos ? std::string_view{} : rest.substr(x + 1);
+    }
+    if (!options.input_shapes.emplace(named->first, std::move(dims)).second)
+      return Status::error(kiln::ErrorCode::InvalidArgument, "--shape gives '", named->first, "' twice");
+  }
+  return options;
+}
+
 kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, const std::string& model,
                                                       bool profiling = false) {
   SessionOptions options;
@@ -109,6 +181,9 @@ kiln::Expected<std::unique_ptr<Session>> open_session(const Arguments& args, con
   if (precision != "fp32" && precision != "fp16")
     return Status::error(kiln::ErrorCode::InvalidArgument, "--precision takes fp32 or fp16, not '", precision, "'");
   options.float16 = precision == "fp16";
+  auto import = import_options(args);
+  if (!import) return import.status();
+  options.import = std::move(*import);
   return Session::open(model, options);
 }
 
@@ -468,6 +543,9 @@ kiln::Expected<kiln::onnx::QuantizeOptions> quantize_options(const Arguments& ar
   if (*percentile <= 50.0 || *percentile > 100.0)
     return Status::error(kiln::ErrorCode::InvalidArgument, "--percentile must be above 50 and at most 100");
   options.percentile = *percentile;
+  auto import = import_options(args);
+  if (!import) return import.status();
+  options.import = std::move(*import);
   return options;
 }
 
@@ -521,6 +599,9 @@ int compile_command(const Arguments& args) {
   options.name_space = args.get("namespace").value_or(std::filesystem::path(*output).stem().string());
   // What the header says wrote it: the same for any -o, so that the header is reproducible anywhere.
   options.ops_only_used = args.get("ops-only-used").has_value();
+  auto import = import_options(args);
+  if (!import) return fail(import.status());
+  options.import = std::move(*import);
   options.command = kiln::detail::str_cat("kiln compile ", options.model_path, " --namespace ", options.name_space,
                                           options.ops_only_used ? " --ops-only-used" : "");
   auto header = kiln::tool::compile_header(options);
@@ -533,9 +614,24 @@ int compile_command(const Arguments& args) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
-    std::fputs(usage, argc < 2 ? stderr : stdout);
+    print_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  const std::string_view command = argv[1];
+  const auto help = std::ranges::find(commands, command, &CommandHelp::name);
+  if (help == std::end(commands)) {
+    std::string names;
+    for (const auto& c : commands) names += kiln::detail::str_cat(names.empty() ? "" : ", ", c.name);
+    return fail(kiln::detail::str_cat("unknown command '", command, "' (", names, "; kiln --help)"));
+  }
+  for (int i = 2; i < argc; ++i)
+    if (argv[i] == std::string_view("--help") || argv[i] == std::string_view("-h")) {
+      const std::string_view synopsis = help->text.substr(2);  // "run MODEL ...", past its indent
+      std::printf("usage: kiln ");
+      std::fwrite(synopsis.data(), 1, synopsis.size(), stdout);
+      std::fwrite(common_options.data(), 1, common_options.size(), stdout);
+      return 0;
+    }
   Arguments args;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i] == std::string_view("-o") ? "--output" : argv[i];
@@ -551,19 +647,16 @@ int main(int argc, char** argv) {
   constexpr std::string_view known_options[] = {
       "backend",     "threads",    "input",     "output",    "rtol",          "atol",        "iterations",
       "warmup",      "profile",    "labels",    "reference", "min-agreement", "activations", "weights",
-      "calibration", "percentile", "precision", "namespace", "ops-only-used"};
+      "calibration", "percentile", "precision", "namespace", "ops-only-used", "dim",         "shape"};
   for (const auto& [name, values] : args.options)
     if (std::ranges::find(known_options, name) == std::end(known_options))
       return fail(kiln::detail::str_cat("unknown option --", name, " (kiln --help lists them)"));
-  if (args.positional.empty()) return fail("no MODEL given (kiln --help)");
-  const std::string_view command = argv[1];
+  if (args.positional.empty()) return fail(kiln::detail::str_cat("no MODEL given (kiln ", command, " --help)"));
   if (command == "run") return run_command(args);
   if (command == "check") return check_command(args);
   if (command == "bench") return bench_command(args);
   if (command == "inspect") return inspect_command(args);
   if (command == "eval") return eval_command(args);
   if (command == "quantize") return quantize_command(args);
-  if (command == "compile") return compile_command(args);
-  return fail(
-      kiln::detail::str_cat("unknown command '", command, "' (run, check, bench, inspect, eval, quantize, compile)"));
+  return compile_command(args);
 }

@@ -12,8 +12,12 @@
 
 namespace kiln::tool {
 
-inline Expected<ImportedModel> import_model_file(const std::string& path) {
+/// `options` fix the dimensions an ONNX model's inputs leave open; a .tflite model's are fixed.
+inline Expected<ImportedModel> import_model_file(const std::string& path, const onnx::ImportOptions& options = {}) {
   if (path.ends_with(".tflite")) {
+    if (!options.dimensions.empty() || !options.input_shapes.empty())
+      return Status::error(ErrorCode::InvalidArgument, "--shape and --dim apply to ONNX models; '", path,
+                           "' is a TensorFlow Lite model, whose input shapes are fixed");
 #if KILN_HAS_TFLITE
     return tflite::import_file(path);
 #else
@@ -22,7 +26,7 @@ inline Expected<ImportedModel> import_model_file(const std::string& path) {
                          "-Dtflite=enabled, with Debian's libflatbuffers-dev and flatbuffers-compiler)");
 #endif
   }
-  return onnx::import_file(path);
+  return onnx::import_file(path, options);
 }
 
 }  // namespace kiln::tool

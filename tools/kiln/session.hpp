@@ -74,7 +74,8 @@ struct SessionOptions {
   std::string backends;  ///< "" means every available backend, in the default order
   int threads = 0;       ///< NeonBackend threads; 0 means every hardware thread
   bool profiling = false;
-  bool float16 = false;  ///< compute in Float16 (OptimizerOptions::reduce_float32_to_float16)
+  bool float16 = false;        ///< compute in Float16 (OptimizerOptions::reduce_float32_to_float16)
+  onnx::ImportOptions import;  ///< values of the dimensions the model's inputs leave open (--shape, --dim)
 };
 
 /// A model loaded into a runtime.
@@ -83,7 +84,7 @@ class Session {
   static Expected<std::unique_ptr<Session>> open(const std::string& model_path, const SessionOptions& options) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
-    auto imported = import_model_file(model_path);
+    auto imported = import_model_file(model_path, options.import);
     if (!imported) return imported.status();
     auto session = std::unique_ptr<Session>(new Session(options));
     session->model_ = std::move(*imported);

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +36,13 @@ struct ImportOptions {
   /// For inputs that set shapes (Reshape's shape, Resize's sizes, Slice's starts...), which kiln,
   /// planning memory at load, needs to know at import.
   std::vector<HostTensor> constant_inputs;
+  /// Values of the named (symbolic) dimensions of graph inputs, {"batch", 1}, {"sequence", 32}:
+  /// ONNX Runtime's free-dimension overrides by name. kiln plans memory at load, so every
+  /// dimension of an input needs a value; a name no input has is an error.
+  std::map<std::string, std::int64_t, std::less<>> dimensions;
+  /// Whole shapes of graph inputs by input name, for dynamic dimensions with no name (or instead
+  /// of naming each); a dimension the model fixes must keep its value.
+  std::map<std::string, std::vector<std::int64_t>, std::less<>> input_shapes;
 };
 
 /// Reads a model from its serialized bytes. Every failure is a Status: a file that is not a model,

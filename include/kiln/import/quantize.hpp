@@ -38,6 +38,9 @@ struct QuantizeOptions {
   CalibrationMethod method = CalibrationMethod::MinMax;
   /// Percentile: the share of the values, in percent, the range keeps; each tail loses half the rest.
   double percentile = 99.99;
+  /// Values of the dimensions the model's inputs leave open, for calibration (the QDQ model written
+  /// keeps them open).
+  ImportOptions import;
 };
 
 /// What calibration saw of one tensor over every example: its extremes and, for the percentile
@@ -146,7 +149,7 @@ Expected<QuantizedModel> quantize(std::span<const std::byte> model, const HostTe
                                   const OptimizerOptions& optimizer = {}) {
   auto calibration = calibration_model(model);
   if (!calibration) return calibration.status();
-  auto imported = import_model(calibration->bytes);
+  auto imported = import_model(calibration->bytes, options.import);
   if (!imported) return imported.status();
   if (imported->inputs.size() != 1)
     return Status::error(ErrorCode::Unsupported, "kiln quantize calibrates models with one input; this one has ",

@@ -48,6 +48,36 @@ Status shape(Importer& im) {
   return Status::ok();
 }
 
+Status size(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  ConstValue value{{}, false, false, {}, {static_cast<std::int64_t>(element_count(x->dims))}};
+  im.define_constant(0, std::move(value), DataType::Signed32);
+  return Status::ok();
+}
+
+// EyeLike: ones on diagonal k of a matrix of the input's shape, a constant whatever the input.
+Status eye_like(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  if (x->dims.size() != 2) return im.invalid("input has rank ", x->dims.size(), "; EyeLike makes matrices");
+  DataType type = x->type;
+  if (const auto dtype = im.attr_int("dtype")) {
+    KILN_ONNX_TRY(kiln, kiln_type(static_cast<std::int32_t>(*dtype)));
+    type = kiln;
+  }
+  const std::int64_t k = im.attr_int("k", 0), rows = x->dims[0], columns = x->dims[1];
+  if (element_count(x->dims) > max_folded_elements)
+    return im.error("a constant of ", element_count(x->dims), " elements");
+  ConstValue eye{x->dims, type == DataType::Float32, type == DataType::Boolean, {}, {}};
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < columns; ++j)
+      if (eye.is_float)
+        eye.floats.push_back(j - i == k ? 1.0f : 0.0f);
+      else
+        eye.ints.push_back(j - i == k ? 1 : 0);
+  im.define_constant(0, std::move(eye), type);
+  return Status::ok();
+}
+
 Status constant_of_shape(Importer& im) {
   KILN_ONNX_TRY(shape, im.constant_input(0, "shape"));
   ConstValue fill{{}, true, false, {0.0f}, {}};
@@ -77,9 +107,8 @@ Status constant_of_shape(Importer& im) {
   return Status::ok();
 }
 
-Status cast(Importer& im) {
-  KILN_ONNX_TRY(x, im.input(0));
-  const auto to = im.attr_int("to");
+// Defines output 0 as `x` cast to the ONNX element type `to`.
+Status cast_to(Importer& im, Value* x, std::optional<std::int64_t> to) {
   if (!to) return im.invalid("'to' is missing");
   KILN_ONNX_TRY(type, kiln_type(static_cast<std::int32_t>(*to)));
   if (!x->constant && is_quantized(x->type) && *to == ::onnx::TensorProto::FLOAT) {
@@ -92,16 +121,22 @@ Status cast(Importer& im) {
     return Status::ok();
   }
   if (!x->constant) {
-    // A computed tensor keeps its type: float to float32, integers to 32 or 64 bits, bool to bool.
-    const bool same = type == DataType::Float32 ? *to == ::onnx::TensorProto::FLOAT
-                      : type == DataType::Signed32
-                          ? *to == ::onnx::TensorProto::INT32 || *to == ::onnx::TensorProto::INT64
-                          : true;
-    if (type != x->type || !same)
+    // A computed tensor: float32, integers of 32 or 64 bits and bool cast among each other; a cast
+    // to its own type is no layer.
+    const bool exact = type == DataType::Float32 ? *to == ::onnx::TensorProto::FLOAT
+                       : type == DataType::Signed32
+                           ? *to == ::onnx::TensorProto::INT32 || *to == ::onnx::TensorProto::INT64
+                           : type == DataType::Boolean;
+    auto among = [](DataType t) { return t == DataType::Float32 || t == DataType::Signed32 || t == DataType::Boolean; };
+    if (!exact || !among(type) || !among(x->type))
       return im.error("Cast of a computed tensor from ", to_string(x->type), " to ",
-                      onnx_type_name(static_cast<std::int32_t>(*to)), " (only constants are cast)");
-    im.define_value(0, *x);
-    return Status::ok();
+                      onnx_type_name(static_cast<std::int32_t>(*to)),
+                      " (kiln casts computed float32, int32/int64 and bool tensors among each other)");
+    if (type == x->type) {
+      im.define_value(0, *x);
+      return Status::ok();
+    }
+    return im.define_op<ops::Cast>({type}, *x, Importer::preferred_layout(*x));
   }
   const ConstValue& in = *x->constant;
   ConstValue out{in.dims, type == DataType::Float32, type == DataType::Boolean, {}, {}};
@@ -118,6 +153,33 @@ Status cast(Importer& im) {
   }
   im.define_constant(0, std::move(out), type);
   return Status::ok();
+}
+
+Status cast(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  return cast_to(im, x, im.attr_int("to"));
+}
+
+// The ONNX element type of a value: a constant's as it was read, else its kiln type's (integers
+// are int64 to kiln, as they are to the exporters that write CastLike).
+std::int32_t onnx_type_of(const Value& value) {
+  if (value.constant && value.constant->onnx_type != 0) return value.constant->onnx_type;
+  switch (value.type) {
+    case DataType::Float16: return ::onnx::TensorProto::FLOAT16;
+    case DataType::BFloat16: return ::onnx::TensorProto::BFLOAT16;
+    case DataType::QAsymmU8: return ::onnx::TensorProto::UINT8;
+    case DataType::QAsymmS8:
+    case DataType::QSymmS8: return ::onnx::TensorProto::INT8;
+    case DataType::Signed32: return ::onnx::TensorProto::INT64;
+    case DataType::Boolean: return ::onnx::TensorProto::BOOL;
+    default: return ::onnx::TensorProto::FLOAT;
+  }
+}
+
+Status cast_like(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(like, im.input(1));
+  return cast_to(im, x, onnx_type_of(*like));
 }
 
 Status range(Importer& im) {
@@ -145,7 +207,8 @@ Status range(Importer& im) {
 }
 
 constexpr ConverterEntry constant_ops[] = {
-    {"Cast", cast}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape}, {"Range", range}, {"Shape", shape},
+    {"Cast", cast},        {"CastLike", cast_like}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape},
+    {"EyeLike", eye_like}, {"Range", range},        {"Shape", shape},       {"Size", size},
 };
 
 }  // namespace

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX activations and elementwise ops: Relu ... Gelu, Abs ... Reciprocal, Add ... Pow, Max, Min.
+// ONNX activations and elementwise ops: Relu ... Gelu ... Shrink, Abs ... Sin ... Round, Add ... Pow, PRelu,
+// Max, Min, Sum, Mean; comparisons, And, Or, Xor, Not; Where, and Trilu and Expand made of it.
 // They run in whichever layout their inputs already have, so a chain of them between convolutions
 // stays channels-last.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -46,16 +49,18 @@ Status unary(Importer& im) {
   return im.define_op<ops::ElementwiseUnary>({Operation}, *x, Importer::preferred_layout(*x));
 }
 
-Expected<std::vector<std::int64_t>> broadcast_dims(Importer& im, std::span<const std::int64_t> a,
-                                                   std::span<const std::int64_t> b) {
-  const std::size_t rank = std::max(a.size(), b.size());
-  std::vector<std::int64_t> out(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return im.invalid("inputs of shapes do not broadcast (", da, " vs ", db, ")");
-    out[i] = da == 1 ? db : da;
-  }
+// The dims of values broadcast together (numpy).
+Expected<std::vector<std::int64_t>> broadcast_dims(Importer& im, std::span<const Value* const> values) {
+  std::size_t rank = 0;
+  for (const Value* v : values) rank = std::max(rank, v->dims.size());
+  std::vector<std::int64_t> out(rank, 1);
+  for (const Value* v : values)
+    for (std::size_t i = 0; i < v->dims.size(); ++i) {
+      std::int64_t& d = out[rank - v->dims.size() + i];
+      const std::int64_t own = v->dims[i];
+      if (own != d && own != 1 && d != 1) return im.invalid("inputs of shapes do not broadcast (", d, " vs ", own, ")");
+      d = own == 1 ? d : own;
+    }
   return out;
 }
 
@@ -72,13 +77,31 @@ Expected<T> apply(Importer& im, ops::BinaryOperation op, T a, T b) {
     case ops::BinaryOperation::Maximum: return std::max(a, b);
     case ops::BinaryOperation::Minimum: return std::min(a, b);
     case ops::BinaryOperation::Power: return static_cast<T>(std::pow(a, b));
+    case ops::BinaryOperation::PRelu: return a >= T{0} ? a : a * b;
   }
   return a;
 }
 
-// Shape arithmetic (Shape -> Gather -> Mul -> Concat -> Reshape) is folded here.
-Status fold_binary(Importer& im, ops::BinaryOperation op, const ConstValue& a, const ConstValue& b, DataType type) {
-  KILN_ONNX_TRY(dims, broadcast_dims(im, a.dims, b.dims));
+template <class T>
+bool compare(ops::ComparisonOperation op, T a, T b) {
+  switch (op) {
+    case ops::ComparisonOperation::Equal: return a == b;
+    case ops::ComparisonOperation::NotEqual: return a != b;
+    case ops::ComparisonOperation::Less: return a < b;
+    case ops::ComparisonOperation::LessOrEqual: return a <= b;
+    case ops::ComparisonOperation::Greater: return a > b;
+    case ops::ComparisonOperation::GreaterOrEqual: return a >= b;
+  }
+  return false;
+}
+
+// Defines output 0 as the constant of `inputs` broadcast together whose elements `element`
+// appends to `out` (shaped here), given each input's element offset: shape arithmetic (Shape ->
+// Gather -> Mul -> Concat -> Reshape, Equal -> Where) is folded so.
+template <std::size_t N, class Element>
+Status fold_broadcast(Importer& im, const std::array<const Value*, N>& inputs, ConstValue out, DataType type,
+                      Element element) {
+  KILN_ONNX_TRY(dims, broadcast_dims(im, inputs));
   if (element_count(dims) > max_folded_elements)
     return im.error("folding a constant of ", element_count(dims), " elements (at most ", max_folded_elements, ")");
   const std::size_t rank = dims.size();
@@ -91,17 +114,12 @@ Status fold_binary(Importer& im, ops::BinaryOperation op, const ConstValue& a, c
     }
     return offset;
   };
-  ConstValue out{dims, a.is_float || b.is_float, false, {}, {}};
+  out.dims = dims;
   std::vector<std::int64_t> index(rank, 0);
   for (std::uint64_t j = 0; j < element_count(dims); ++j) {
-    const std::size_t ia = source_index(a, index), ib = source_index(b, index);
-    if (out.is_float) {
-      KILN_ONNX_TRY(v, apply<float>(im, op, a.float_at(ia), b.float_at(ib)));
-      out.floats.push_back(v);
-    } else {
-      KILN_ONNX_TRY(v, apply<std::int64_t>(im, op, a.int_at(ia), b.int_at(ib)));
-      out.ints.push_back(v);
-    }
+    std::array<std::size_t, N> offsets;
+    for (std::size_t k = 0; k < N; ++k) offsets[k] = source_index(*inputs[k]->constant, index);
+    if (auto status = element(out, offsets); !status) return status;
     for (std::size_t d = rank; d-- > 0;) {
       if (++index[d] < dims[d]) break;
       index[d] = 0;
@@ -123,42 +141,233 @@ Expected<Value> with_type_of(const Importer& im, const Value& constant, const Va
   return converted;
 }
 
-// Defines the node's output 0 as `a` op `b`.
-Status binary_op(Importer& im, ops::BinaryOperation op, Value& a, Value& b) {
-  if (a.constant && b.constant) return fold_binary(im, op, *a.constant, *b.constant, a.type);
-  if (a.type != b.type) {
-    KILN_ONNX_TRY(converted, b.constant ? with_type_of(im, b, a) : with_type_of(im, a, b));
-    Value computed = b.constant ? a : b;
-    return b.constant ? binary_op(im, op, computed, converted) : binary_op(im, op, converted, computed);
-  }
-  KILN_ONNX_TRY(dims, broadcast_dims(im, a.dims, b.dims));
+// Defines output 0 as the layer `make` adds reading `values` broadcast to one rank. Channels-last
+// when more computed inputs have only that than have the plain order too, or as many of each in an
+// image's rank (4 and more): a residual Add of a CNN keeps its channels-last flow, one of a
+// transformer's [batch, tokens, features] its plain one. Broadcast constants are permuted at import.
+template <std::size_t N, class Make>
+Status broadcast_layer(Importer& im, const std::array<Value*, N>& values, Make make) {
+  std::array<const Value*, N> read_only;
+  std::ranges::copy(values, read_only.begin());
+  KILN_ONNX_TRY(dims, broadcast_dims(im, read_only));
   const std::size_t rank = dims.size();
-  // Channels-last when more computed inputs have only that than have the plain order too, or as
-  // many of each in an image's rank (4 and more): a residual Add of a CNN keeps its channels-last
-  // flow, one of a transformer's [batch, tokens, features] its plain one. Broadcast constants are
-  // permuted at import.
   int channels_last = 0, plain = 0;
-  for (const Value* v : {&a, &b})
+  for (const Value* v : values)
     if (!v->constant && rank >= 3 && v->dims.size() == rank)
       ++(Importer::preferred_layout(*v) == Layout::ChannelsLast ? channels_last : plain);
   const Layout layout = channels_last > plain || (channels_last > 0 && channels_last == plain && rank >= 4)
                             ? Layout::ChannelsLast
                             : Layout::Plain;
-  KILN_ONNX_TRY(sa, im.tensor(a, layout, rank));
-  KILN_ONNX_TRY(sb, im.tensor(b, layout, rank));
-  KILN_ONNX_TRY(y, im.add<ops::ElementwiseBinary>({op}, {sa, sb}));
+  std::array<OutputSlot, N> slots;
+  for (std::size_t k = 0; k < N; ++k) {
+    KILN_ONNX_TRY(slot, im.tensor(*values[k], layout, rank));
+    slots[k] = slot;
+  }
+  KILN_ONNX_TRY(y, make(slots));
   im.define(0, y, layout);
   return Status::ok();
 }
 
-// Before opset 7, B broadcast only with broadcast = 1, its dims lined up from `axis` of A.
-Expected<Value> legacy_broadcast(Importer& im, const Value& a, Value& b) {
-  const auto axis = im.attr_int("axis");
-  if (im.attr_int("broadcast", 0) == 0 || !axis) return b;
-  const auto rank = static_cast<std::int64_t>(a.dims.size());
-  const std::int64_t start = *axis < 0 ? *axis + rank : *axis;
+// `a` and `b` of one type: a constant one converted to the other's.
+Status unify_types(Importer& im, Value& a, Value& b) {
+  if (a.type == b.type) return Status::ok();
+  KILN_ONNX_TRY(converted, b.constant ? with_type_of(im, b, a) : with_type_of(im, a, b));
+  (b.constant ? b : a) = std::move(converted);
+  return Status::ok();
+}
+
+// Defines the node's output 0 as `a` op `b`.
+Status binary_op(Importer& im, ops::BinaryOperation op, Value& a, Value& b) {
+  if (a.constant && b.constant) {
+    const ConstValue &ca = *a.constant, &cb = *b.constant;
+    ConstValue out{{}, ca.is_float || cb.is_float, false, {}, {}};
+    return fold_broadcast<2>(im, {&a, &b}, std::move(out), a.type, [&](ConstValue& y, const auto& at) -> Status {
+      if (y.is_float) {
+        KILN_ONNX_TRY(v, apply<float>(im, op, ca.float_at(at[0]), cb.float_at(at[1])));
+        y.floats.push_back(v);
+      } else {
+        KILN_ONNX_TRY(v, apply<std::int64_t>(im, op, ca.int_at(at[0]), cb.int_at(at[1])));
+        y.ints.push_back(v);
+      }
+      return Status::ok();
+    });
+  }
+  if (auto status = unify_types(im, a, b); !status) return status;
+  return broadcast_layer<2>(im, {&a, &b}, [&](const auto& in) { return im.add<ops::ElementwiseBinary>({op}, in); });
+}
+
+// Defines output 0 as `a` compared with `b`.
+Status compare_op(Importer& im, ops::ComparisonOperation op, Value& a, Value& b) {
+  if (a.constant && b.constant) {
+    const ConstValue &ca = *a.constant, &cb = *b.constant;
+    const bool floats = ca.is_float || cb.is_float;
+    return fold_broadcast<2>(im, {&a, &b}, ConstValue{{}, false, true, {}, {}}, DataType::Boolean,
+                             [&](ConstValue& y, const auto& at) {
+                               y.ints.push_back(floats ? compare(op, ca.float_at(at[0]), cb.float_at(at[1]))
+                                                       : compare(op, ca.int_at(at[0]), cb.int_at(at[1])));
+                               return Status::ok();
+                             });
+  }
+  if (auto status = unify_types(im, a, b); !status) return status;
+  return broadcast_layer<2>(im, {&a, &b}, [&](const auto& in) { return im.add<ops::Comparison>({op}, in); });
+}
+
+// The converter of a node of two inputs that `define(im, Operation, a, b)` defines.
+template <auto Operation, Status (*define)(Importer&, decltype(Operation), Value&, Value&)>
+Status two_inputs(Importer& im) {
+  KILN_ONNX_TRY(a, im.input(0));
+  KILN_ONNX_TRY(b, im.input(1));
+  return define(im, Operation, *a, *b);
+}
+
+Value float_constant(float v) {
+  Value value;
+  value.constant = ConstValue{{}, true, false, {v}, {}};
+  return value;
+}
+
+// NaN is the one value unequal to itself.
+Status is_nan(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  return compare_op(im, ops::ComparisonOperation::NotEqual, *x, *x);
+}
+
+// x equal to +inf (detect_positive) or -inf (detect_negative); |x| equal to inf for both.
+Status is_inf(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const bool positive = im.attr_int("detect_positive", 1) != 0, negative = im.attr_int("detect_negative", 1) != 0;
+  const float inf = std::numeric_limits<float>::infinity();
+  if (!positive && !negative) {  // false everywhere: 0 == 1 over x's shape, folded
+    Value zeros = float_constant(0.0f), one = float_constant(1.0f);
+    zeros.dims = zeros.constant->dims = x->dims;
+    zeros.constant->floats.assign(element_count(x->dims), 0.0f);
+    return compare_op(im, ops::ComparisonOperation::Equal, zeros, one);
+  }
+  Value target = float_constant(positive ? inf : -inf);
+  if (positive != negative) return compare_op(im, ops::ComparisonOperation::Equal, *x, target);
+  if (x->constant) {
+    Value magnitude = *x;
+    for (float& v : magnitude.constant->floats) v = std::fabs(v);
+    return compare_op(im, ops::ComparisonOperation::Equal, magnitude, target);
+  }
+  const Layout layout = Importer::preferred_layout(*x);
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
+  KILN_ONNX_TRY(magnitude_slot, im.add<ops::ElementwiseUnary>({ops::UnaryOperation::Abs}, {input}, "abs"));
+  Value magnitude;
+  magnitude.dims = x->dims;
+  magnitude.type = x->type;
+  magnitude.held.push_back({magnitude_slot, layout_order(layout, x->dims.size())});
+  return compare_op(im, ops::ComparisonOperation::Equal, magnitude, target);
+}
+
+// Defines output 0 as `a` op `b` on Booleans.
+Status logical_op(Importer& im, ops::LogicalOperation op, Value& a, Value& b) {
+  auto apply_logic = [op](bool p, bool q) {
+    return op == ops::LogicalOperation::And ? p && q : op == ops::LogicalOperation::Or ? p || q : p != q;
+  };
+  if (a.constant && b.constant) {
+    const ConstValue &ca = *a.constant, &cb = *b.constant;
+    return fold_broadcast<2>(im, {&a, &b}, ConstValue{{}, false, true, {}, {}}, DataType::Boolean,
+                             [&](ConstValue& y, const auto& at) {
+                               y.ints.push_back(apply_logic(ca.int_at(at[0]) != 0, cb.int_at(at[1]) != 0));
+                               return Status::ok();
+                             });
+  }
+  return broadcast_layer<2>(im, {&a, &b}, [&](const auto& in) { return im.add<ops::LogicalBinary>({op}, in); });
+}
+
+Value boolean_constant(std::vector<std::int64_t> dims, std::vector<std::int64_t> values) {
+  Value value;
+  value.dims = dims;
+  value.type = DataType::Boolean;
+  value.constant = ConstValue{std::move(dims), false, true, {}, std::move(values)};
+  return value;
+}
+
+// Not x is x Xor true.
+Status logical_not(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  Value truth = boolean_constant({}, {1});
+  return logical_op(im, ops::LogicalOperation::Xor, *x, truth);
+}
+
+// Defines output 0 as condition ? x : other, elementwise.
+Status select(Importer& im, Value& condition, Value& x, Value& other) {
+  if (condition.type != DataType::Boolean) return im.invalid("the condition is ", to_string(condition.type));
+  if (condition.constant && x.constant && other.constant) {
+    const ConstValue &c = *condition.constant, &cx = *x.constant, &co = *other.constant;
+    ConstValue out{{}, cx.is_float, cx.is_bool, {}, {}};
+    return fold_broadcast<3>(im, {&condition, &x, &other}, std::move(out), x.type, [&](ConstValue& y, const auto& at) {
+      const bool first = c.int_at(at[0]) != 0;
+      if (y.is_float)
+        y.floats.push_back(first ? cx.float_at(at[1]) : co.float_at(at[2]));
+      else
+        y.ints.push_back(first ? cx.int_at(at[1]) : co.int_at(at[2]));
+      return Status::ok();
+    });
+  }
+  if (auto status = unify_types(im, x, other); !status) return status;
+  return broadcast_layer<3>(im, {&condition, &x, &other}, [&](const auto& in) { return im.add<ops::Select>({}, in); });
+}
+
+Status where(Importer& im) {
+  KILN_ONNX_TRY(condition, im.input(0));
+  KILN_ONNX_TRY(x, im.input(1));
+  KILN_ONNX_TRY(other, im.input(2));
+  return select(im, *condition, *x, *other);
+}
+
+// The upper (or lower) triangle of the last two axes, from diagonal k on: x where a constant mask
+// says, zero elsewhere. A causal attention mask is Trilu of ones.
+Status trilu(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  if (x->dims.size() < 2) return im.invalid("the input has rank ", x->dims.size(), "; Trilu needs 2 or more");
+  std::int64_t k = 0;
+  if (im.has_input(1)) {
+    KILN_ONNX_TRY(diagonal, im.constant_input(1, "k"));
+    if (diagonal->size() != 1) return im.invalid("k must be a scalar");
+    k = diagonal->int_at(0);
+  }
+  const bool upper = im.attr_int("upper", 1) != 0;
+  const std::int64_t rows = x->dims[x->dims.size() - 2], columns = x->dims.back();
+  if (rows * columns > static_cast<std::int64_t>(max_folded_elements))
+    return im.error("a mask of ", rows * columns, " elements (at most ", max_folded_elements, ")");
+  std::vector<std::int64_t> kept;
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < columns; ++j) kept.push_back(upper ? j - i >= k : j - i <= k);
+  Value mask = boolean_constant({rows, columns}, std::move(kept));
+  Value zero;
+  zero.type = x->type;
+  zero.constant = x->type == DataType::Float32 ? ConstValue{{}, true, false, {0.0f}, {}}
+                                               : ConstValue{{}, false, x->type == DataType::Boolean, {}, {0}};
+  return select(im, mask, *x, zero);
+}
+
+// x broadcast to a shape (numpy): a Select whose condition, all true, has the dims x lacks.
+Status expand(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(shape, im.constant_input(1, "shape"));
+  Value target;
+  for (std::size_t i = 0; i < shape->size(); ++i) target.dims.push_back(shape->int_at(i));
+  const std::array<const Value*, 2> both{x, &target};
+  KILN_ONNX_TRY(dims, broadcast_dims(im, both));
+  std::vector<std::int64_t> condition_dims(dims.size(), 1);
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const std::size_t lead = dims.size() - x->dims.size();
+    if (d < lead || x->dims[d - lead] == 1) condition_dims[d] = dims[d];
+  }
+  const std::uint64_t count = element_count(condition_dims);
+  if (count > max_folded_elements)
+    return im.error("expanding by ", count, " copies (at most ", max_folded_elements, ")");
+  Value truth = boolean_constant(condition_dims, std::vector<std::int64_t>(count, 1));
+  return select(im, truth, *x, *x);
+}
+
+// `b` with its dims lined up from axis `axis` of a tensor of `rank` dims (ones after them).
+Expected<Value> lined_up(Importer& im, Value& b, std::int64_t axis, std::int64_t rank) {
+  const std::int64_t start = axis < 0 ? axis + rank : axis;
   const auto trailing = rank - start - static_cast<std::int64_t>(b.dims.size());
-  if (start < 0 || trailing < 0) return im.invalid("axis ", *axis, " does not fit B into A");
+  if (start < 0 || trailing < 0) return im.invalid("axis ", axis, " does not fit B into A");
   std::vector<std::int64_t> dims = b.dims;
   dims.insert(dims.end(), static_cast<std::size_t>(trailing), 1);
   Value aligned;
@@ -175,6 +384,24 @@ Expected<Value> legacy_broadcast(Importer& im, const Value& a, Value& b) {
   return aligned;
 }
 
+// Before opset 7, B broadcast only with broadcast = 1, its dims lined up from `axis` of A.
+Expected<Value> legacy_broadcast(Importer& im, const Value& a, Value& b) {
+  const auto axis = im.attr_int("axis");
+  if (im.attr_int("broadcast", 0) == 0 || !axis) return b;
+  return lined_up(im, b, *axis, static_cast<std::int64_t>(a.dims.size()));
+}
+
+// PRelu. Before opset 7 a vector of slopes, one per channel, lines up with x's axis 1.
+Status prelu(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(slope, im.input(1));
+  if (im.opset() < 7 && slope->dims.size() == 1 && x->dims.size() > 2 && slope->dims[0] == x->dims[1]) {
+    KILN_ONNX_TRY(aligned, lined_up(im, *slope, 1, static_cast<std::int64_t>(x->dims.size())));
+    return binary_op(im, ops::BinaryOperation::PRelu, *x, aligned);
+  }
+  return binary_op(im, ops::BinaryOperation::PRelu, *x, *slope);
+}
+
 template <ops::BinaryOperation Operation>
 Status binary(Importer& im) {
   KILN_ONNX_TRY(a, im.input(0));
@@ -186,7 +413,7 @@ Status binary(Importer& im) {
   return binary_op(im, Operation, *a, *b);
 }
 
-// Max and Min take one or more inputs.
+// Max, Min and Sum take one or more inputs.
 template <ops::BinaryOperation Operation>
 Status variadic(Importer& im) {
   KILN_ONNX_TRY(first, im.input(0));
@@ -210,7 +437,22 @@ Status variadic(Importer& im) {
   return Status::ok();
 }
 
+// The sum of one or more inputs divided by their count.
+Status mean(Importer& im) {
+  if (auto status = variadic<ops::BinaryOperation::Add>(im); !status || im.num_inputs() == 1) return status;
+  KILN_ONNX_TRY(sum, im.output_value(0));
+  Value sum_value = *sum;
+  Value count;
+  count.type = sum_value.type;
+  count.constant = ConstValue{{}, true, false, {static_cast<float>(im.num_inputs())}, {}};
+  return binary_op(im, ops::BinaryOperation::Div, sum_value, count);
+}
+
 constexpr ConverterEntry activations[] = {
+    {"Celu",
+     [](Importer& im) {
+       return activation(im, {ActivationFunction::CELU, im.attr_float("alpha", 1.0f), 0.0f});
+     }},
     {"Clip", clip},
     {"Elu",
      [](Importer& im) {
@@ -227,19 +469,74 @@ constexpr ConverterEntry activations[] = {
      [](Importer& im) {
        return activation(im, {ActivationFunction::LeakyReLU, im.attr_float("alpha", 0.01f), 0.0f});
      }},
+    {"Mish", [](Importer& im) { return activation(im, {ActivationFunction::Mish}); }},
     {"Relu", [](Importer& im) { return activation(im, {ActivationFunction::ReLU}); }},
+    {"Selu",  // ONNX's defaults are float32's nearest values of SELU's constants
+     [](Importer& im) {
+       return activation(im, {ActivationFunction::SELU, im.attr_float("alpha", 1.67326319217681884765625f),
+                              im.attr_float("gamma", 1.05070102214813232421875f)});
+     }},
+    {"Shrink",
+     [](Importer& im) {
+       return activation(im, {ActivationFunction::Shrink, im.attr_float("lambd", 0.5f), im.attr_float("bias", 0.0f)});
+     }},
     {"Sigmoid", [](Importer& im) { return activation(im, {ActivationFunction::Sigmoid}); }},
+    {"Softplus", [](Importer& im) { return activation(im, {ActivationFunction::Softplus}); }},
+    {"Softsign", [](Importer& im) { return activation(im, {ActivationFunction::Softsign}); }},
     {"Tanh", [](Importer& im) { return activation(im, {ActivationFunction::Tanh}); }},
+    {"ThresholdedRelu",
+     [](Importer& im) {
+       return activation(im, {ActivationFunction::ThresholdedReLU, im.attr_float("alpha", 1.0f), 0.0f});
+     }},
 };
 
 constexpr ConverterEntry elementwise[] = {
-    {"Abs", unary<ops::UnaryOperation::Abs>},         {"Add", binary<ops::BinaryOperation::Add>},
-    {"Div", binary<ops::BinaryOperation::Div>},       {"Erf", unary<ops::UnaryOperation::Erf>},
-    {"Exp", unary<ops::UnaryOperation::Exp>},         {"Log", unary<ops::UnaryOperation::Log>},
-    {"Max", variadic<ops::BinaryOperation::Maximum>}, {"Min", variadic<ops::BinaryOperation::Minimum>},
-    {"Mul", binary<ops::BinaryOperation::Mul>},       {"Neg", unary<ops::UnaryOperation::Neg>},
-    {"Pow", binary<ops::BinaryOperation::Power>},     {"Reciprocal", unary<ops::UnaryOperation::Reciprocal>},
-    {"Sqrt", unary<ops::UnaryOperation::Sqrt>},       {"Sub", binary<ops::BinaryOperation::Sub>},
+    {"Abs", unary<ops::UnaryOperation::Abs>},
+    {"Acos", unary<ops::UnaryOperation::Acos>},
+    {"Acosh", unary<ops::UnaryOperation::Acosh>},
+    {"Add", binary<ops::BinaryOperation::Add>},
+    {"And", two_inputs<ops::LogicalOperation::And, logical_op>},
+    {"Asin", unary<ops::UnaryOperation::Asin>},
+    {"Asinh", unary<ops::UnaryOperation::Asinh>},
+    {"Atan", unary<ops::UnaryOperation::Atan>},
+    {"Atanh", unary<ops::UnaryOperation::Atanh>},
+    {"Ceil", unary<ops::UnaryOperation::Ceil>},
+    {"Cos", unary<ops::UnaryOperation::Cos>},
+    {"Cosh", unary<ops::UnaryOperation::Cosh>},
+    {"Div", binary<ops::BinaryOperation::Div>},
+    {"Equal", two_inputs<ops::ComparisonOperation::Equal, compare_op>},
+    {"Erf", unary<ops::UnaryOperation::Erf>},
+    {"Exp", unary<ops::UnaryOperation::Exp>},
+    {"Expand", expand},
+    {"Floor", unary<ops::UnaryOperation::Floor>},
+    {"Greater", two_inputs<ops::ComparisonOperation::Greater, compare_op>},
+    {"IsInf", is_inf},
+    {"IsNaN", is_nan},
+    {"GreaterOrEqual", two_inputs<ops::ComparisonOperation::GreaterOrEqual, compare_op>},
+    {"Less", two_inputs<ops::ComparisonOperation::Less, compare_op>},
+    {"LessOrEqual", two_inputs<ops::ComparisonOperation::LessOrEqual, compare_op>},
+    {"Log", unary<ops::UnaryOperation::Log>},
+    {"Max", variadic<ops::BinaryOperation::Maximum>},
+    {"Mean", mean},
+    {"Min", variadic<ops::BinaryOperation::Minimum>},
+    {"Mul", binary<ops::BinaryOperation::Mul>},
+    {"Neg", unary<ops::UnaryOperation::Neg>},
+    {"Not", logical_not},
+    {"Or", two_inputs<ops::LogicalOperation::Or, logical_op>},
+    {"Pow", binary<ops::BinaryOperation::Power>},
+    {"PRelu", prelu},
+    {"Reciprocal", unary<ops::UnaryOperation::Reciprocal>},
+    {"Round", unary<ops::UnaryOperation::Round>},
+    {"Sign", unary<ops::UnaryOperation::Sign>},
+    {"Sin", unary<ops::UnaryOperation::Sin>},
+    {"Sinh", unary<ops::UnaryOperation::Sinh>},
+    {"Sqrt", unary<ops::UnaryOperation::Sqrt>},
+    {"Sub", binary<ops::BinaryOperation::Sub>},
+    {"Sum", variadic<ops::BinaryOperation::Add>},
+    {"Tan", unary<ops::UnaryOperation::Tan>},
+    {"Trilu", trilu},
+    {"Where", where},
+    {"Xor", two_inputs<ops::LogicalOperation::Xor, logical_op>},
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX BatchNormalization (inference), LayerNormalization, Softmax and LogSoftmax.
+// ONNX BatchNormalization (inference), LayerNormalization, GroupNormalization, InstanceNormalization, Softmax
+// and LogSoftmax.
 #include <numeric>
 
 #include "importer.hpp"
@@ -49,6 +50,54 @@ Status layer_normalization(Importer& im) {
   return Status::ok();
 }
 
+// x of [N, C, ...] normalised per `groups` of its channels (all its other elements with them),
+// then scaled and shifted per group (GroupNormalization, opset 18) or per channel
+// (InstanceNormalization, groups = C): a LayerNormalization of each group's elements, reshaped.
+Status normalize_groups(Importer& im, std::int64_t groups, bool per_channel) {
+  KILN_ONNX_TRY(x, im.input(0));
+  if (x->dims.size() < 3) return im.invalid("input has rank ", x->dims.size(), "; it needs N, C and spatial axes");
+  const std::int64_t n = x->dims[0], c = x->dims[1];
+  if (groups <= 0 || c % groups != 0) return im.invalid("num_groups ", groups, " does not divide the channels ", c);
+  const std::int64_t length = static_cast<std::int64_t>(element_count(x->dims)) / (n * groups);
+  const std::int64_t affine = per_channel ? c : groups;
+  KILN_ONNX_TRY(input, im.plain(*x));
+  KILN_ONNX_TRY(rows, im.add<ops::Reshape>({{n, groups, length}}, {input}, "groups"));
+  ConstValue ones{{length}, true, false, std::vector<float>(static_cast<std::size_t>(length), 1.0f), {}};
+  const OutputSlot unit = im.add_constant(ones, DataType::Float32, "unit_scale");
+  KILN_ONNX_TRY(normalized, im.add<ops::LayerNormalization>({-1, im.attr_float("epsilon", 1e-5f)}, {rows, unit}));
+  // Scale and bias of [affine] seen as [affine, 1, ...] against [N, affine, rest].
+  const std::int64_t rest = static_cast<std::int64_t>(element_count(x->dims)) / (n * affine);
+  KILN_ONNX_TRY(regrouped, im.add<ops::Reshape>({{n, affine, rest}}, {normalized}, "affine_groups"));
+  OutputSlot y = regrouped;
+  for (std::size_t i : {1u, 2u}) {
+    KILN_ONNX_TRY(v, im.input(i));
+    if (v->dims.size() != 1 || v->dims[0] != affine)
+      return im.invalid(i == 1 ? "scale" : "bias", " has shape of ", v->dims.size(), " dimensions; it must be [",
+                        affine, "]");
+    KILN_ONNX_TRY(vector, im.plain(*v));
+    KILN_ONNX_TRY(column, im.add<ops::Reshape>({{affine, 1}}, {vector}, i == 1 ? "scale_column" : "bias_column"));
+    KILN_ONNX_TRY(applied,
+                  im.add<ops::ElementwiseBinary>({i == 1 ? ops::BinaryOperation::Mul : ops::BinaryOperation::Add},
+                                                 {y, column}, i == 1 ? "scaled" : "shifted"));
+    y = applied;
+  }
+  KILN_ONNX_TRY(out, im.add<ops::Reshape>({x->dims}, {y}));
+  im.define(0, out, Layout::Plain);
+  return Status::ok();
+}
+
+Status instance_normalization(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  if (x->dims.size() < 3) return im.invalid("input has rank ", x->dims.size(), "; it needs N, C and spatial axes");
+  return normalize_groups(im, x->dims[1], true);
+}
+
+Status group_normalization(Importer& im) {
+  const auto groups = im.attr_int("num_groups");
+  if (!groups) return im.invalid("num_groups is missing");
+  return normalize_groups(im, *groups, false);
+}
+
 template <bool Log>
 Status softmax(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
@@ -75,6 +124,8 @@ Status softmax(Importer& im) {
 
 constexpr ConverterEntry normalization_ops[] = {
     {"BatchNormalization", batch_normalization},
+    {"GroupNormalization", group_normalization},
+    {"InstanceNormalization", instance_normalization},
     {"LayerNormalization", layer_normalization},
     {"LogSoftmax", softmax<true>},
     {"Softmax", softmax<false>},

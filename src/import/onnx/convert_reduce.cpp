@@ -1,18 +1,107 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX ReduceMean, ReduceSum, ReduceMax and ReduceMin.
+// ONNX's reductions, and ArgMax and ArgMin. ReduceSum, ReduceMean, ReduceMax, ReduceMin and ReduceProd are one kiln
+// Reduce; ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp a Reduce with elementwise layers around
+// it (LogSumExp shifted by the maximum, so that no exp overflows). A reduction over an empty axis is a constant, folded
+// here.
 #include <algorithm>
+#include <limits>
 
 #include "importer.hpp"
 
 namespace kiln::onnx::detail {
 namespace {
 
-template <ops::ReduceOperation Operation>
+enum class Reduction : std::uint8_t { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
+
+// The Reduce layer at the heart of a reduction.
+constexpr ops::ReduceOperation folded_by(Reduction r) {
+  switch (r) {
+    case Reduction::Mean: return ops::ReduceOperation::Mean;
+    case Reduction::Max: return ops::ReduceOperation::Max;
+    case Reduction::Min: return ops::ReduceOperation::Min;
+    case Reduction::Prod: return ops::ReduceOperation::Prod;
+    default: return ops::ReduceOperation::Sum;
+  }
+}
+
+// A reduction of no elements, as ONNX defines it (opset 18); none for the mean.
+std::optional<float> of_nothing(Reduction r) {
+  constexpr float infinity = std::numeric_limits<float>::infinity();
+  switch (r) {
+    case Reduction::Mean: return std::nullopt;
+    case Reduction::Max: return -infinity;
+    case Reduction::Min: return infinity;
+    case Reduction::Prod: return 1.0f;
+    case Reduction::LogSum:
+    case Reduction::LogSumExp: return -infinity;
+    default: return 0.0f;
+  }
+}
+
+// The Reduce of `input` (its `axes` in kiln's order) with the layers around it that make `R`.
+template <Reduction R>
+Expected<OutputSlot> reduction(Importer& im, OutputSlot input, const DimVector<std::int64_t>& axes, bool keep_dims) {
+  using ops::BinaryOperation, ops::UnaryOperation;
+  OutputSlot folded = input;
+  std::optional<OutputSlot> shift;  // LogSumExp's maximum, with the reduced axes kept
+  if constexpr (R == Reduction::L1) {
+    KILN_ONNX_TRY(magnitude, im.add<ops::ElementwiseUnary>({UnaryOperation::Abs}, {input}, "abs"));
+    folded = magnitude;
+  } else if constexpr (R == Reduction::L2 || R == Reduction::SumSquare) {
+    KILN_ONNX_TRY(square, im.add<ops::ElementwiseBinary>({BinaryOperation::Mul}, {input, input}, "square"));
+    folded = square;
+  } else if constexpr (R == Reduction::LogSumExp) {
+    KILN_ONNX_TRY(largest, im.add<ops::Reduce>({ops::ReduceOperation::Max, axes, true}, {input}, "max"));
+    KILN_ONNX_TRY(shifted, im.add<ops::ElementwiseBinary>({BinaryOperation::Sub}, {input, largest}, "shifted"));
+    KILN_ONNX_TRY(exponential, im.add<ops::ElementwiseUnary>({UnaryOperation::Exp}, {shifted}, "exp"));
+    folded = exponential;
+    shift = largest;
+  }
+  KILN_ONNX_TRY(y, im.add<ops::Reduce>({folded_by(R), axes, keep_dims}, {folded}));
+  if constexpr (R == Reduction::L2) return im.add<ops::ElementwiseUnary>({UnaryOperation::Sqrt}, {y}, "sqrt");
+  if constexpr (R == Reduction::LogSum || R == Reduction::LogSumExp) {
+    KILN_ONNX_TRY(logarithm, im.add<ops::ElementwiseUnary>({UnaryOperation::Log}, {y}, "log"));
+    if constexpr (R == Reduction::LogSum) return logarithm;
+    if (!keep_dims) {
+      KILN_ONNX_TRY(squeezed, im.add<ops::Reduce>({ops::ReduceOperation::Max, axes, false}, {input}, "max_squeezed"));
+      shift = squeezed;
+    }
+    return im.add<ops::ElementwiseBinary>({BinaryOperation::Add}, {logarithm, *shift}, "unshifted");
+  }
+  return y;
+}
+
+// ONNX's `axes` (non-negative) as positions in a tensor held in `order`.
+DimVector<std::int64_t> kiln_axes(std::span<const std::size_t> order, std::span<const std::int64_t> axes) {
+  DimVector<std::int64_t> positions;
+  for (std::int64_t axis : axes)
+    positions.push_back(static_cast<std::int64_t>(position_in(order, static_cast<std::size_t>(axis))));
+  return positions;
+}
+
+// The order of the result of reducing `axes` of a tensor held in `order`: without keepdims the
+// axes left keep their order, renumbered past the reduced axes below them (channels-last
+// [N, H, W, C] reduced over H and W is ONNX's [N, C]).
+std::vector<std::size_t> order_after(std::span<const std::size_t> order, std::span<const std::int64_t> axes,
+                                     bool keep_dims) {
+  if (keep_dims) return {order.begin(), order.end()};
+  const auto reduced_below = [&](std::size_t axis) {
+    return static_cast<std::size_t>(
+        std::ranges::count_if(axes, [&](std::int64_t a) { return a < static_cast<std::int64_t>(axis); }));
+  };
+  std::vector<std::size_t> kept;
+  for (std::size_t axis : order)
+    if (std::ranges::find(axes, static_cast<std::int64_t>(axis)) == axes.end())
+      kept.push_back(axis - reduced_below(axis));
+  return kept;
+}
+
+template <Reduction R>
 Status reduce(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
   const auto rank = static_cast<std::int64_t>(x->dims.size());
   // Axes became an input in opset 13 for ReduceSum and in opset 18 for the others.
-  const bool axes_input = im.opset() >= (Operation == ops::ReduceOperation::Sum ? 13 : 18);
+  const bool axes_input = im.opset() >= (R == Reduction::Sum ? 13 : 18);
   std::vector<std::int64_t> axes;
   if (axes_input && im.has_input(1)) {
     KILN_ONNX_TRY(constant, im.constant_input(1, "axes"));
@@ -33,35 +122,60 @@ Status reduce(Importer& im) {
     if (axis < -rank || axis >= rank) return im.invalid("axis ", axis, " is out of range for rank ", rank);
     if (axis < 0) axis += rank;
   }
-  // The reduction runs in the layout the input has; without keepdims, the axes left keep their
-  // order (channels-last [N, H, W, C] reduced over H and W is ONNX's [N, C]).
+  if (std::ranges::any_of(axes, [&](std::int64_t axis) { return x->dims[static_cast<std::size_t>(axis)] == 0; })) {
+    const auto value = of_nothing(R);
+    if (!value) return im.error("the mean of an empty axis is not defined");
+    ConstValue empty;
+    for (std::int64_t d = 0; d < rank; ++d)
+      if (std::ranges::find(axes, d) == axes.end())
+        empty.dims.push_back(x->dims[static_cast<std::size_t>(d)]);
+      else if (keep_dims)
+        empty.dims.push_back(1);
+    empty.floats.assign(element_count(empty.dims), *value);
+    im.define_constant(0, std::move(empty), x->type);
+    return Status::ok();
+  }
+  // The reduction runs in the layout the input has.
   const Layout layout = Importer::preferred_layout(*x);
   const auto order = layout_order(layout, x->dims.size());
-  std::vector<std::int64_t> kiln_axes;
-  for (std::int64_t axis : axes)
-    kiln_axes.push_back(static_cast<std::int64_t>(position_in(order, static_cast<std::size_t>(axis))));
-  // Without keepdims, an axis left is renumbered past the reduced axes below it.
-  const auto reduced_below = [&](std::size_t axis) {
-    return static_cast<std::size_t>(
-        std::ranges::count_if(axes, [&](std::int64_t a) { return a < std::int64_t(axis); }));
-  };
-  std::vector<std::size_t> output_order;
-  for (std::size_t axis : order)
-    if (keep_dims)
-      output_order.push_back(axis);
-    else if (std::ranges::find(axes, static_cast<std::int64_t>(axis)) == axes.end())
-      output_order.push_back(axis - reduced_below(axis));
   KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
-  KILN_ONNX_TRY(y, im.add<ops::Reduce>({Operation, kiln_axes, keep_dims}, {input}));
-  im.define(0, y, output_order);
+  KILN_ONNX_TRY(y, reduction<R>(im, input, kiln_axes(order, axes), keep_dims));
+  im.define(0, y, order_after(order, axes, keep_dims));
+  return Status::ok();
+}
+
+// ArgMax, ArgMin: the index (int64 to ONNX, Signed32 to kiln) of the extreme along one axis.
+template <ops::ArgFunction F>
+Status arg_extreme(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const auto rank = static_cast<std::int64_t>(x->dims.size());
+  std::int64_t axis = im.attr_int("axis", 0);
+  if (axis < -rank || axis >= rank) return im.invalid("axis ", axis, " is out of range for rank ", rank);
+  if (axis < 0) axis += rank;
+  const bool keep_dims = im.attr_int("keepdims", 1) != 0;
+  const Layout layout = Importer::preferred_layout(*x);
+  const auto order = layout_order(layout, x->dims.size());
+  const std::vector<std::int64_t> axes{axis};
+  KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
+  KILN_ONNX_TRY(y, im.add<ops::ArgMinMax>(
+                       {F, kiln_axes(order, axes)[0], keep_dims, im.attr_int("select_last_index", 0) != 0}, {input}));
+  im.define(0, y, order_after(order, axes, keep_dims));
   return Status::ok();
 }
 
 constexpr ConverterEntry reduce_ops[] = {
-    {"ReduceMax", reduce<ops::ReduceOperation::Max>},
-    {"ReduceMean", reduce<ops::ReduceOperation::Mean>},
-    {"ReduceMin", reduce<ops::ReduceOperation::Min>},
-    {"ReduceSum", reduce<ops::ReduceOperation::Sum>},
+    {"ArgMax", arg_extreme<ops::ArgFunction::Max>},
+    {"ArgMin", arg_extreme<ops::ArgFunction::Min>},
+    {"ReduceL1", reduce<Reduction::L1>},
+    {"ReduceL2", reduce<Reduction::L2>},
+    {"ReduceLogSum", reduce<Reduction::LogSum>},
+    {"ReduceLogSumExp", reduce<Reduction::LogSumExp>},
+    {"ReduceMax", reduce<Reduction::Max>},
+    {"ReduceMean", reduce<Reduction::Mean>},
+    {"ReduceMin", reduce<Reduction::Min>},
+    {"ReduceProd", reduce<Reduction::Prod>},
+    {"ReduceSum", reduce<Reduction::Sum>},
+    {"ReduceSumSquare", reduce<Reduction::SumSquare>},
 };
 
 }  // namespace

@@ -290,6 +290,82 @@ Status transpose(Importer& im) {
   return Status::ok();
 }
 
+// DepthToSpace (DCR and CRD) and SpaceToDepth: a Reshape to six dimensions, a Transpose and a
+// Reshape back, in ONNX's order.
+template <bool ToSpace>
+Status depth_space(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  if (x->dims.size() != 4) return im.invalid("input has rank ", x->dims.size(), "; it must be 4 (NCHW)");
+  const std::int64_t block = im.attr_int("blocksize", 0);
+  if (block <= 0) return im.invalid("blocksize must be positive");
+  const std::int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
+  std::vector<std::int64_t> split, merged;
+  DimVector<std::uint32_t> perm;
+  if constexpr (ToSpace) {
+    if (c % (block * block) != 0) return im.invalid("channels ", c, " are not a multiple of blocksize^2");
+    const std::int64_t depth = c / (block * block);
+    const std::string mode = im.attr_string("mode").value_or("DCR");
+    if (mode != "DCR" && mode != "CRD") return im.invalid("mode '", mode, "' is not DCR or CRD");
+    split = mode == "DCR" ? std::vector<std::int64_t>{n, block, block, depth, h, w}
+                          : std::vector<std::int64_t>{n, depth, block, block, h, w};
+    perm = mode == "DCR" ? DimVector<std::uint32_t>{0, 3, 4, 1, 5, 2} : DimVector<std::uint32_t>{0, 1, 4, 2, 5, 3};
+    merged = {n, depth, h * block, w * block};
+  } else {
+    if (h % block != 0 || w % block != 0) return im.invalid("height and width are not multiples of blocksize");
+    split = {n, c, h / block, block, w / block, block};
+    perm = {0, 3, 5, 1, 2, 4};
+    merged = {n, c * block * block, h / block, w / block};
+  }
+  KILN_ONNX_TRY(input, im.plain(*x));
+  KILN_ONNX_TRY(blocks, im.add<ops::Reshape>({split}, {input}, "blocks"));
+  KILN_ONNX_TRY(moved, im.add<ops::Transpose>({perm}, {blocks}, "moved"));
+  KILN_ONNX_TRY(y, im.add<ops::Reshape>({merged}, {moved}));
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
+// Tile: the input repeated along each axis, one Concat of copies per axis repeated.
+Status tile(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(repeats, im.constant_input(1, "repeats"));
+  if (repeats->size() != x->dims.size())
+    return im.invalid("repeats has ", repeats->size(), " entries for rank ", x->dims.size());
+  std::vector<std::int64_t> dims = x->dims;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (repeats->int_at(d) < 1) return im.invalid("repeats must be positive (kiln runs no empty tensors)");
+    dims[d] *= repeats->int_at(d);
+  }
+  if (element_count(dims) > max_folded_elements && x->constant)
+    return im.error("folding a constant of ", element_count(dims), " elements");
+  if (x->constant) {  // element j of the result is the element of x at each coordinate modulo x's
+    std::vector<std::size_t> source;
+    std::vector<std::int64_t> index(dims.size(), 0);
+    for (std::uint64_t j = 0; j < element_count(dims); ++j) {
+      std::size_t offset = 0;
+      for (std::size_t d = 0; d < dims.size(); ++d)
+        offset = offset * static_cast<std::size_t>(x->dims[d]) + static_cast<std::size_t>(index[d] % x->dims[d]);
+      source.push_back(offset);
+      for (std::size_t d = dims.size(); d-- > 0;) {
+        if (++index[d] < dims[d]) break;
+        index[d] = 0;
+      }
+    }
+    im.define_constant(0, x->constant->gathered(dims, source), x->type);
+    return Status::ok();
+  }
+  KILN_ONNX_TRY(input, im.plain(*x));
+  OutputSlot y = input;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const std::int64_t r = repeats->int_at(d);
+    if (r == 1) continue;
+    const std::vector<OutputSlot> copies(static_cast<std::size_t>(r), y);
+    KILN_ONNX_TRY(tiled, im.add<ops::Concat>({static_cast<std::int64_t>(d)}, copies, kiln::detail::str_cat("axis", d)));
+    y = tiled;
+  }
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
 Status concat(Importer& im) {
   const auto axis_attr = im.opset() < 4 ? im.attr_int("axis", 1) : im.attr_int("axis");  // optional before opset 4
   if (!axis_attr) return im.invalid("axis is missing");
@@ -524,9 +600,21 @@ Status gather(Importer& im) {
 }
 
 constexpr ConverterEntry shape_ops[] = {
-    {"Concat", concat},     {"Dropout", identity}, {"Flatten", flatten},     {"Gather", gather},
-    {"Identity", identity}, {"Pad", pad},          {"Reshape", reshape},     {"Slice", slice},
-    {"Split", split},       {"Squeeze", squeeze},  {"Transpose", transpose}, {"Unsqueeze", unsqueeze},
+    {"DepthToSpace", depth_space<true>},
+    {"SpaceToDepth", depth_space<false>},
+    {"Tile", tile},
+    {"Concat", concat},
+    {"Dropout", identity},
+    {"Flatten", flatten},
+    {"Gather", gather},
+    {"Identity", identity},
+    {"Pad", pad},
+    {"Reshape", reshape},
+    {"Slice", slice},
+    {"Split", split},
+    {"Squeeze", squeeze},
+    {"Transpose", transpose},
+    {"Unsqueeze", unsqueeze},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <set>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -465,28 +466,88 @@ Status define_nhwc_output(Importer& im, OutputSlot y, bool one_d) {
 
 // ---- the graph
 
-Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, BindingId binding, ImportedModel& model) {
+namespace {
+
+// The input's declared dimensions as text, "[batch, 3, 224, 224]" ('?' for an unnamed dynamic one).
+std::string declared_shape(const ::onnx::TensorShapeProto& shape) {
+  std::string text = "[";
+  for (const auto& dim : shape.dim())
+    text += kiln::detail::str_cat(text.size() > 1 ? ", " : "", dim.has_dim_value()   ? std::to_string(dim.dim_value())
+                                                               : dim.has_dim_param() ? dim.dim_param()
+                                                                                     : std::string("?"));
+  return text + "]";
+}
+
+// The dimensions of a graph input: those the model fixes, the others from options.input_shapes
+// (by input name) or options.dimensions (by dimension name). `named` collects the names used.
+Expected<std::vector<std::int64_t>> input_dims(const ::onnx::ValueInfoProto& input, const ImportOptions& options,
+                                               std::set<std::string, std::less<>>& named) {
   const auto context = kiln::detail::str_cat("graph input '", input.name(), "'");
   if (!input.type().has_tensor_type())
     return Status::error(ErrorCode::Unsupported, context, " is not a tensor (sequences and maps are not supported)");
+  const auto& tensor_type = input.type().tensor_type();
+  if (!tensor_type.has_shape()) return Status::error(ErrorCode::Unsupported, context, " has no shape");
+  const auto& shape = tensor_type.shape();
+  const auto given = options.input_shapes.find(input.name());
+  if (given != options.input_shapes.end() && given->second.size() != static_cast<std::size_t>(shape.dim_size()))
+    return Status::error(ErrorCode::InvalidArgument, context, " has ", shape.dim_size(), " dimensions ",
+                         declared_shape(shape), "; the shape given for it has ", given->second.size());
+  std::vector<std::int64_t> dims;
+  for (int axis = 0; axis < shape.dim_size(); ++axis) {
+    const auto& dim = shape.dim(axis);
+    const bool fixed = dim.has_dim_value() && dim.dim_value() >= 0;
+    std::optional<std::int64_t> value;
+    if (fixed) value = dim.dim_value();
+    if (given != options.input_shapes.end()) {
+      const std::int64_t wanted = given->second[static_cast<std::size_t>(axis)];
+      if (fixed && wanted != dim.dim_value())
+        return Status::error(ErrorCode::InvalidArgument, context, " fixes dimension ", axis, " of ",
+                             declared_shape(shape), " at ", dim.dim_value(), "; the shape given for it says ", wanted);
+      value = wanted;
+    } else if (!fixed && dim.has_dim_param()) {
+      if (const auto found = options.dimensions.find(dim.dim_param()); found != options.dimensions.end()) {
+        value = found->second;
+        named.insert(dim.dim_param());
+      }
+    }
+    if (!value) {
+      if (dim.has_dim_param())
+        return Status::error(ErrorCode::Unsupported, context, " has the dynamic dimension '", dim.dim_param(),
+                             "' (axis ", axis, " of ", declared_shape(shape),
+                             "); kiln plans memory at load and needs its value: ImportOptions::dimensions[\"",
+                             dim.dim_param(), "\"] (kiln --dim ", dim.dim_param(), "=N), or the input's whole shape",
+                             " (kiln --shape ", input.name(), "=D0x...)");
+      return Status::error(ErrorCode::Unsupported, context, " has an unnamed dynamic dimension (axis ", axis, " of ",
+                           declared_shape(shape), "); kiln plans memory at load and needs its value: give the ",
+                           "input's shape, ImportOptions::input_shapes (kiln --shape ", input.name(), "=D0x...)");
+    }
+    if (*value == 0 && fixed)
+      return Status::error(ErrorCode::Unsupported, context,
+                           " has an empty dimension (kiln does not run empty tensors)");
+    if (*value <= 0)
+      return Status::error(ErrorCode::InvalidArgument, context, " would have dimension ", axis, " of ",
+                           declared_shape(shape), " = ", *value, " (kiln runs tensors of at least one element)");
+    dims.push_back(*value);
+  }
+  return dims;
+}
+
+}  // namespace
+
+Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, std::span<const std::int64_t> input_dims,
+                                 BindingId binding, ImportedModel& model) {
+  const auto context = kiln::detail::str_cat("graph input '", input.name(), "'");
   const auto& tensor_type = input.type().tensor_type();
   auto boundary = boundary_info(tensor_type.elem_type(), {});
   if (!boundary) return boundary.status().with_context(context);
   if (boundary->type == DataType::Float32 && tensor_type.elem_type() != ::onnx::TensorProto::FLOAT)
     return Status::error(ErrorCode::Unsupported, context, " is ", onnx_type_name(tensor_type.elem_type()),
                          "; kiln's importer takes float32 inputs (convert the model's inputs to float32)");
-  if (!tensor_type.has_shape()) return Status::error(ErrorCode::Unsupported, context, " has no shape");
   Value value;
-  for (const auto& dim : tensor_type.shape().dim()) {
-    if (!dim.has_dim_value() || dim.dim_value() < 0)
-      return Status::error(ErrorCode::Unsupported, context, " has a dynamic dimension",
-                           dim.has_dim_param() ? kiln::detail::str_cat(" '", dim.dim_param(), "'") : std::string{},
-                           "; kiln needs static shapes (export the model with fixed input sizes)");
-    if (dim.dim_value() == 0)
-      return Status::error(ErrorCode::Unsupported, context,
-                           " has an empty dimension (kiln does not run empty tensors)");
-    value.dims.push_back(dim.dim_value());
-  }
+  value.dims.assign(input_dims.begin(), input_dims.end());
+  if (value.dims.size() > TensorShape::max_rank)
+    return Status::error(ErrorCode::Unsupported, context, " has ", value.dims.size(), " dimensions; kiln runs at most ",
+                         TensorShape::max_rank);
   auto dims = to_dims(value.dims);
   if (!dims) return dims.status().with_context(context);
   value.type = boundary->type;
@@ -504,9 +565,10 @@ Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, BindingId 
 std::span<const ConverterEntry> converter_table() {
   static const std::vector<ConverterEntry> table = [] {
     std::vector<ConverterEntry> all;
-    for (auto part : {activation_converters(), elementwise_converters(), convolution_converters(), dense_converters(),
-                      pooling_converters(), normalization_converters(), reduce_converters(), resize_converters(),
-                      shape_converters(), constant_converters(), quantization_converters(), qoperator_converters()})
+    for (auto part :
+         {activation_converters(), elementwise_converters(), convolution_converters(), dense_converters(),
+          pooling_converters(), loss_converters(), normalization_converters(), reduce_converters(), resize_converters(),
+          shape_converters(), constant_converters(), quantization_converters(), qoperator_converters()})
       all.insert(all.end(), part.begin(), part.end());
     std::ranges::sort(all, {}, &ConverterEntry::op);
     return all;
@@ -606,7 +668,7 @@ Status Importer::add_constant_input(const HostTensor& tensor) {
   return Status::ok();
 }
 
-Status Importer::read_graph(::onnx::GraphProto& graph, ImportedModel& model) {
+Status Importer::read_graph(::onnx::GraphProto& graph, ImportedModel& model, const ImportOptions& options) {
   network_ = &model.network;
   for (auto& initializer : *graph.mutable_initializer()) {
     auto constant = read_constant(initializer);
@@ -625,6 +687,8 @@ Status Importer::read_graph(::onnx::GraphProto& graph, ImportedModel& model) {
   for (const auto& output : graph.output()) ++readers_[output.name()];
 
   BindingId binding = 0;
+  std::set<std::string, std::less<>> named;  // the dimensions options.dimensions gave values
+  std::string input_names;
   for (const auto& input : graph.input()) {
     // An initializer also listed as an input (IR < 4), or an input the user made constant.
     if (auto known = values_.find(input.name()); known != values_.end()) {
@@ -632,8 +696,20 @@ Status Importer::read_graph(::onnx::GraphProto& graph, ImportedModel& model) {
         known->second.constant->onnx_type = input.type().tensor_type().elem_type();
       continue;
     }
-    if (auto status = add_graph_input(input, binding++, model); !status) return status;
+    input_names += kiln::detail::str_cat(input_names.empty() ? "" : ", ", input.name());
+    auto dims = input_dims(input, options, named);
+    if (!dims) return dims.status();
+    if (auto status = add_graph_input(input, *dims, binding++, model); !status) return status;
   }
+  // A value for a name the model does not have is a typing error to report, not to ignore.
+  for (const auto& [name, shape] : options.input_shapes)
+    if (std::ranges::none_of(model.inputs, [&](const ModelTensor& input) { return input.name == name; }))
+      return Status::error(ErrorCode::InvalidArgument, "a shape is given for '", name,
+                           "', which is not an input of the model (its inputs: ", input_names, ")");
+  for (const auto& [name, size] : options.dimensions)
+    if (!named.contains(name))
+      return Status::error(ErrorCode::InvalidArgument, "a value is given for the dimension '", name,
+                           "', which no input of the model leaves open (or the input's whole shape was given)");
   for (const auto& node : graph.node())
     if (auto status = convert_node(node); !status) return status;
   node_ = nullptr;
@@ -691,7 +767,7 @@ Expected<ImportedModel> import_proto(::onnx::ModelProto& proto, const ImportOpti
   detail::Importer importer(model.opset);
   for (const HostTensor& constant : options.constant_inputs)
     if (auto status = importer.add_constant_input(constant); !status) return status;
-  if (auto status = importer.read_graph(*proto.mutable_graph(), model); !status) return status;
+  if (auto status = importer.read_graph(*proto.mutable_graph(), model, options); !status) return status;
   if (auto status = model.network.infer_shapes(); !status) return status;
   for (ModelTensor& input : model.inputs)
     input.used = std::ranges::any_of(model.network.execution_order(), [&](LayerId id) {

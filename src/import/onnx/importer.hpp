@@ -115,7 +115,8 @@ class Importer {
   explicit Importer(std::int64_t opset) : opset_(opset) {}
 
   /// Reads `graph` into `model`; each initializer's data is moved out of the graph as it is read.
-  Status read_graph(::onnx::GraphProto& graph, ImportedModel& model);
+  /// `options` fix the dimensions the graph's inputs leave open.
+  Status read_graph(::onnx::GraphProto& graph, ImportedModel& model, const ImportOptions& options);
   /// A graph input the user gave a value for (ImportOptions::constant_inputs); call before read_graph.
   Status add_constant_input(const HostTensor& tensor);
 
@@ -238,7 +239,8 @@ class Importer {
  private:
   std::string layer_name(std::string_view suffix) const;
   Status convert_node(const ::onnx::NodeProto& node);
-  Status add_graph_input(const ::onnx::ValueInfoProto& input, BindingId binding, ImportedModel& model);
+  Status add_graph_input(const ::onnx::ValueInfoProto& input, std::span<const std::int64_t> dims, BindingId binding,
+                         ImportedModel& model);
   /// A constant layer of `dims` holding `bytes`.
   OutputSlot adopt_constant(std::span<const std::int64_t> dims, DataType type, std::vector<std::byte> bytes,
                             std::string_view suffix, QuantizationInfo quantization = {});
@@ -293,6 +295,7 @@ std::span<const ConverterEntry> elementwise_converters();
 std::span<const ConverterEntry> convolution_converters();
 std::span<const ConverterEntry> dense_converters();
 std::span<const ConverterEntry> pooling_converters();
+std::span<const ConverterEntry> loss_converters();
 std::span<const ConverterEntry> normalization_converters();
 std::span<const ConverterEntry> reduce_converters();
 std::span<const ConverterEntry> resize_converters();
