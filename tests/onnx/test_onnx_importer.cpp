@@ -374,6 +374,25 @@ TEST_CASE("ONNX Where, Trilu and Expand: a causal mask made at import and broadc
   CHECK(rows == std::vector<float>{1, 2, 3, 1, 2, 3});
 }
 
+TEST_CASE("ONNX GroupNormalization (opset 18): statistics per group of channels, scale and bias per group",
+          "[onnx][normalization]") {
+  ModelBuilder m(18);
+  m.input("x", {1, 4, 2}).initializer("scale", {2}, {1, 2}).initializer("bias", {2}, {0, 1});
+  auto& norm = m.node("GroupNormalization", {"x", "scale", "bias"}, {"y"});
+  set_int(norm, "num_groups", 2);
+  set_float(norm, "epsilon", 0.0f);
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  // Group 0 holds 1, 2, 3, 4: mean 2.5, variance 1.25, so (x - 2.5) / 1.1180340. Group 1 holds 10,
+  // 10, 10, 14: mean 11, variance 3, so (x - 11) / 1.7320508, times 2, plus 1.
+  const auto y = run(*model, std::vector<float>{1, 2, 3, 4, 10, 10, 10, 14});
+  const std::vector<float> expected{-1.3416408f, -0.4472136f, 0.4472136f,  1.3416408f,
+                                    -0.1547005f, -0.1547005f, -0.1547005f, 4.4641016f};
+  REQUIRE(y.size() == expected.size());
+  for (std::size_t i = 0; i < y.size(); ++i) CHECK(y[i] == Approx(expected[i]).margin(1e-6));
+}
+
 TEST_CASE("ONNX Softmax before opset 13 normalises the flattened trailing axes", "[onnx]") {
   ModelBuilder m(11);
   m.input("x", {1, 2, 3});
