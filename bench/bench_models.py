@@ -5,11 +5,14 @@
     /usr/bin/python3 tools/export_models.py bench /tmp/kiln_bench
     /usr/bin/python3 -m venv /opt/kiln-bench-venv && /opt/kiln-bench-venv/bin/pip install onnxruntime numpy
     /usr/bin/python3 bench/bench_models.py --kiln build/tools/kiln/kiln --models /tmp/kiln_bench \\
-        --ort-python /opt/kiln-bench-venv/bin/python [--threads 1,2] [--rounds 3] [--csv bench_models.csv]
+        --ort-python /opt/kiln-bench-venv/bin/python [--threads 1,2] [--rounds 3] [--csv bench_models.csv] \\
+        [--dim batch=1 --dim sequence=32]
 
 For every model and thread count, `kiln bench MODEL --backend neon --threads T` and
 bench/ort_bench.py run in turn, each in a process of its own, for --rounds rounds whose order
 alternates (kiln first, then ONNX Runtime first), so that the machine's noise hits both alike.
+--dim gives the models' named dimensions their values, for both engines (kiln --dim; ONNX
+Runtime's inputs are made of that shape).
 Each figure is the median over the rounds of: the median latency, the load time (file to ready)
 and the peak RSS of the process (ru_maxrss: for ONNX Runtime this includes the Python interpreter
 and numpy, about 30 MiB, as a kiln user's process includes their program).
@@ -125,6 +128,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated model names")
     parser.add_argument("--csv", default="bench_models.csv")
+    parser.add_argument("--dim", action="append", default=[], metavar="NAME=N",
+                        help="the value of a named input dimension (repeats)")
     args = parser.parse_args()
 
     ort_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_bench.py")
@@ -136,9 +141,10 @@ def main():
 
     def commands(model, t):
         """The kiln and the ONNX Runtime command measuring `model` on `t` threads."""
+        dims = [word for d in args.dim for word in ("--dim", d)]
         return ([args.kiln, "bench", model, "--backend", "neon", "--threads", str(t), "--iterations", runs[0],
-                 "--warmup", runs[1]],
-                [args.ort_python, ort_bench, model, str(t)] + runs)
+                 "--warmup", runs[1]] + dims,
+                [args.ort_python, ort_bench, model, str(t)] + runs + args.dim)
 
     # One untimed run of each engine at the most threads first: on these shared VMs the first
     # multi-threaded runs of a session found the second core slow to come (DS-CNN, measured first,
