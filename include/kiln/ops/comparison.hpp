@@ -26,6 +26,21 @@ struct Comparison {
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
+  /// a op b: RefBackend's definition, and the importer's when it folds constants.
+  template <class E>
+  static constexpr bool holds(ComparisonOperation op, E a, E b) {
+    using O = ComparisonOperation;
+    switch (op) {
+      case O::Equal: return a == b;
+      case O::NotEqual: return a != b;
+      case O::Less: return a < b;
+      case O::LessOrEqual: return a <= b;
+      case O::Greater: return a > b;
+      case O::GreaterOrEqual: return a >= b;
+    }
+    return false;
+  }
+
   static constexpr bool compares(DataType type) {
     return type == DataType::Float32 || type == DataType::Signed32 || type == DataType::Boolean;
   }

@@ -22,8 +22,7 @@ struct Gather {
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     auto axis = detail::normalize_axis(p.axis, in[0].rank());
     if (!axis) return axis.status();
-    if (in[1].type != DataType::Signed32)
-      return detail::invalid("indices must be Signed32, got ", to_string(in[1].type));
+    if (auto s = detail::expect_indices(in, 1); !s) return s;
     TensorShape shape;
     for (std::size_t d = 0; d < *axis; ++d) shape.push_back(in[0].shape[d]);
     for (auto d : in[1].shape.dims()) shape.push_back(d);

@@ -24,8 +24,7 @@ struct GatherElements {
   static constexpr Status infer(const Params& p, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     auto axis = detail::normalize_axis(p.axis, in[0].rank());
     if (!axis) return axis.status();
-    if (in[1].type != DataType::Signed32)
-      return detail::invalid("indices must be Signed32, got ", to_string(in[1].type));
+    if (auto s = detail::expect_indices(in, 1); !s) return s;
     if (in[1].rank() != in[0].rank())
       return detail::invalid("indices have rank ", in[1].rank(), "; data has rank ", in[0].rank());
     for (std::size_t d = 0; d < in[0].rank(); ++d)

@@ -25,6 +25,11 @@ struct LogicalBinary {
     friend constexpr bool operator==(const Params&, const Params&) = default;
   };
 
+  /// p op q: RefBackend's definition, and the importer's when it folds constants.
+  static constexpr bool apply(LogicalOperation op, bool p, bool q) {
+    return op == LogicalOperation::And ? p && q : op == LogicalOperation::Or ? p || q : p != q;
+  }
+
   static constexpr Status infer(const Params&, std::span<const TensorInfo> in, std::span<TensorInfo> out) {
     for (std::size_t i = 0; i < 2; ++i)
       if (in[i].type != DataType::Boolean)

@@ -66,6 +66,13 @@ constexpr Status expect_same_type(std::span<const TensorInfo> inputs, std::size_
   return Status::ok();
 }
 
+/// Fails unless input `index` holds indices (Signed32), as Gather and GatherElements take them.
+constexpr Status expect_indices(std::span<const TensorInfo> inputs, std::size_t index) {
+  if (inputs[index].type != DataType::Signed32)
+    return invalid("indices must be Signed32, got ", to_string(inputs[index].type));
+  return Status::ok();
+}
+
 /// Resolves a possibly negative axis against `rank` (numpy convention), or says why it cannot.
 constexpr Expected<std::size_t> normalize_axis(std::int64_t axis, std::size_t rank, std::string_view what = "axis") {
   const auto signed_rank = static_cast<std::int64_t>(rank);

@@ -82,19 +82,6 @@ Expected<T> apply(Importer& im, ops::BinaryOperation op, T a, T b) {
   return a;
 }
 
-template <class T>
-bool compare(ops::ComparisonOperation op, T a, T b) {
-  switch (op) {
-    case ops::ComparisonOperation::Equal: return a == b;
-    case ops::ComparisonOperation::NotEqual: return a != b;
-    case ops::ComparisonOperation::Less: return a < b;
-    case ops::ComparisonOperation::LessOrEqual: return a <= b;
-    case ops::ComparisonOperation::Greater: return a > b;
-    case ops::ComparisonOperation::GreaterOrEqual: return a >= b;
-  }
-  return false;
-}
-
 // Defines output 0 as the constant of `inputs` broadcast together whose elements `element`
 // appends to `out` (shaped here), given each input's element offset: shape arithmetic (Shape ->
 // Gather -> Mul -> Concat -> Reshape, Equal -> Where) is folded so.
@@ -201,12 +188,12 @@ Status compare_op(Importer& im, ops::ComparisonOperation op, Value& a, Value& b)
   if (a.constant && b.constant) {
     const ConstValue &ca = *a.constant, &cb = *b.constant;
     const bool floats = ca.is_float || cb.is_float;
-    return fold_broadcast<2>(im, {&a, &b}, ConstValue{{}, false, true, {}, {}}, DataType::Boolean,
-                             [&](ConstValue& y, const auto& at) {
-                               y.ints.push_back(floats ? compare(op, ca.float_at(at[0]), cb.float_at(at[1]))
-                                                       : compare(op, ca.int_at(at[0]), cb.int_at(at[1])));
-                               return Status::ok();
-                             });
+    return fold_broadcast<2>(
+        im, {&a, &b}, ConstValue{{}, false, true, {}, {}}, DataType::Boolean, [&](ConstValue& y, const auto& at) {
+          y.ints.push_back(floats ? ops::Comparison::holds(op, ca.float_at(at[0]), cb.float_at(at[1]))
+                                  : ops::Comparison::holds(op, ca.int_at(at[0]), cb.int_at(at[1])));
+          return Status::ok();
+        });
   }
   if (auto status = unify_types(im, a, b); !status) return status;
   return broadcast_layer<2>(im, {&a, &b}, [&](const auto& in) { return im.add<ops::Comparison>({op}, in); });
@@ -262,16 +249,13 @@ Status is_inf(Importer& im) {
 
 // Defines output 0 as `a` op `b` on Booleans.
 Status logical_op(Importer& im, ops::LogicalOperation op, Value& a, Value& b) {
-  auto apply_logic = [op](bool p, bool q) {
-    return op == ops::LogicalOperation::And ? p && q : op == ops::LogicalOperation::Or ? p || q : p != q;
-  };
   if (a.constant && b.constant) {
     const ConstValue &ca = *a.constant, &cb = *b.constant;
-    return fold_broadcast<2>(im, {&a, &b}, ConstValue{{}, false, true, {}, {}}, DataType::Boolean,
-                             [&](ConstValue& y, const auto& at) {
-                               y.ints.push_back(apply_logic(ca.int_at(at[0]) != 0, cb.int_at(at[1]) != 0));
-                               return Status::ok();
-                             });
+    return fold_broadcast<2>(
+        im, {&a, &b}, ConstValue{{}, false, true, {}, {}}, DataType::Boolean, [&](ConstValue& y, const auto& at) {
+          y.ints.push_back(ops::LogicalBinary::apply(op, ca.int_at(at[0]) != 0, cb.int_at(at[1]) != 0));
+          return Status::ok();
+        });
   }
   return broadcast_layer<2>(im, {&a, &b}, [&](const auto& in) { return im.add<ops::LogicalBinary>({op}, in); });
 }

@@ -63,7 +63,9 @@ Expected<OutputSlot> reduction(Importer& im, OutputSlot input, const DimVector<s
     KILN_ONNX_TRY(logarithm, im.add<ops::ElementwiseUnary>({UnaryOperation::Log}, {y}, "log"));
     if constexpr (R == Reduction::LogSum) return logarithm;
     if (!keep_dims) {
-      KILN_ONNX_TRY(squeezed, im.add<ops::Reduce>({ops::ReduceOperation::Max, axes, false}, {input}, "max_squeezed"));
+      DimVector<std::int64_t> reduced;  // the maximum reshaped, not reduced again, to the result's dims
+      for (auto d : im.info(y).shape.dims()) reduced.push_back(d);
+      KILN_ONNX_TRY(squeezed, im.add<ops::Reshape>({reduced}, {*shift}, "max_squeezed"));
       shift = squeezed;
     }
     return im.add<ops::ElementwiseBinary>({BinaryOperation::Add}, {logarithm, *shift}, "unshifted");

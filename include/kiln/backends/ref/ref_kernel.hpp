@@ -45,11 +45,6 @@ inline Strides broadcast_strides_of(const TensorShape& shape, std::size_t rank) 
   return strides;
 }
 
-/// f(i, offsets) for each element i of a tensor of shape `ys` that the N tensors `in` broadcast to
-/// (numpy): offsets[k] is the element of in[k] it reads.
-template <std::size_t N, class F>
-void for_each_broadcast(std::span<const ConstTensor> in, const TensorShape& ys, F&& f);
-
 /// Coordinates of element `index` of a row-major tensor of `shape`.
 inline std::array<std::uint32_t, TensorShape::max_rank> unravel(std::uint64_t index, const TensorShape& shape) {
   std::array<std::uint32_t, TensorShape::max_rank> coords{};
@@ -60,6 +55,8 @@ inline std::array<std::uint32_t, TensorShape::max_rank> unravel(std::uint64_t in
   return coords;
 }
 
+/// f(i, offsets) for each element i of a tensor of shape `ys` that the N tensors `in` broadcast to
+/// (numpy): offsets[k] is the element of in[k] it reads.
 template <std::size_t N, class F>
 void for_each_broadcast(std::span<const ConstTensor> in, const TensorShape& ys, F&& f) {
   std::array<Strides, N> strides;
