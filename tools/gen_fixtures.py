@@ -535,12 +535,104 @@ def gather_elements():
     return f
 
 
+def recurrent():
+    """torch.nn.LSTM, GRU and RNN with their weights in ONNX's gate order (LSTM i, o, f, c from
+    torch's i, f, g, o; GRU z, r, h from r, z, n): torch's GRU resets after the hidden gate's
+    recurrent product, ONNX's linear_before_reset. Sequence lengths run through
+    pack_padded_sequence, which reverses each entry within its own length."""
+    f = FixtureFile("recurrent")
+    orders = {"LSTM": [0, 3, 1, 2], "GRU": [1, 0, 2], "RNN": [0]}
+    # (name, cell, input size, hidden, seq, batch, bidirectional, batch_first, lengths, initial states, nonlinearity)
+    cases = [("lstm", "LSTM", 5, 7, 4, 2, False, False, None, False, "tanh"),
+             ("lstm_bidirectional_states", "LSTM", 3, 6, 5, 3, True, False, None, True, "tanh"),
+             ("lstm_batch_first_lengths", "LSTM", 4, 9, 6, 3, False, True, [6, 2, 4], True, "tanh"),
+             ("gru", "GRU", 6, 5, 5, 2, False, False, None, True, "tanh"),
+             ("gru_bidirectional_lengths", "GRU", 4, 8, 5, 3, True, False, [3, 5, 1], False, "tanh"),
+             ("rnn_tanh_bidirectional", "RNN", 5, 6, 4, 2, True, True, None, True, "tanh"),
+             ("rnn_relu_lengths", "RNN", 3, 4, 5, 2, False, False, [2, 5], False, "relu")]
+    for name, cell, input_size, hidden, seq, batch, bidirectional, batch_first, lengths, states, nonlinearity in cases:
+        torch.manual_seed(int(LATER.integers(0, 2**31)))
+        extra = dict(nonlinearity=nonlinearity) if cell == "RNN" else {}
+        module = getattr(torch.nn, cell)(input_size, hidden, batch_first=batch_first, bidirectional=bidirectional, **extra)
+        directions = 2 if bidirectional else 1
+        x = rand(*((batch, seq) if batch_first else (seq, batch)), input_size, rng=LATER)
+        h0 = rand(directions, batch, hidden, rng=LATER) if states else None
+        c0 = rand(directions, batch, hidden, rng=LATER) if states and cell == "LSTM" else None
+        with torch.no_grad():
+            given = t(x)
+            if lengths is not None:
+                given = torch.nn.utils.rnn.pack_padded_sequence(given, torch.tensor(lengths), batch_first=batch_first,
+                                                                enforce_sorted=False)
+            initial = None if h0 is None else ((t(h0), t(c0)) if cell == "LSTM" else t(h0))
+            y, last = module(given, initial)
+            if lengths is not None:
+                y, _ = torch.nn.utils.rnn.pad_packed_sequence(y, batch_first=batch_first, total_length=seq)
+        y_h, y_c = last if cell == "LSTM" else (last, None)
+        # torch's [seq, batch, directions * hidden] is ONNX's Y [seq, directions, batch, hidden];
+        # batch first, [batch, seq, directions, hidden].
+        y = y.numpy().reshape(*y.shape[:2], directions, hidden)
+        y = y if batch_first else y.transpose(0, 2, 1, 3)
+        # torch keeps states [directions, batch, hidden] even batch first; ONNX's layout 1 does not.
+        state = (lambda s: np.asarray(s).transpose(1, 0, 2)) if batch_first else np.asarray
+
+        def gates(weight):  # weight's rows (or bias's values) in ONNX's gate order
+            order = orders[cell]
+            return weight.reshape(len(order), hidden, -1)[order].reshape(weight.shape)
+        suffixes = [""] + (["_reverse"] if bidirectional else [])
+        w = np.stack([gates(getattr(module, "weight_ih_l0" + s).detach().numpy()) for s in suffixes])
+        r = np.stack([gates(getattr(module, "weight_hh_l0" + s).detach().numpy()) for s in suffixes])
+        b = np.stack([np.concatenate([gates(getattr(module, "bias_ih_l0" + s).detach().numpy()),
+                                      gates(getattr(module, "bias_hh_l0" + s).detach().numpy())]) for s in suffixes])
+        params = dict(cell=["RNN", "GRU", "LSTM"].index(cell), bidirectional=int(bidirectional),
+                      batch_major=int(batch_first), relu=int(nonlinearity == "relu"))
+        tensors = dict(x=x, w=w, r=r, b=b)
+        if lengths is not None:
+            tensors["sequence_lens"] = np.array(lengths, dtype=np.float32)
+        if states:
+            tensors["initial_h"] = state(h0)
+            if c0 is not None:
+                tensors["initial_c"] = state(c0)
+        tensors.update(y=y, y_h=state(y_h))
+        if y_c is not None:
+            tensors["y_c"] = state(y_c)
+        f.case(name, params, **tensors)
+    return f
+
+
+def attention():
+    """softmax(scale * q k + mask) v with torch, k as MatMul's right operand [.., D, N] or as rows
+    [.., N, D] (key_rows); masks of the shapes exports use: per key (padding), causal, per head."""
+    f = FixtureFile("attention")
+    # (name, batch dims, M, N, D, Dv, scale, key rows, mask shape or None)
+    cases = [("single_head", (1,), 4, 6, 8, 8, 1 / np.sqrt(8), False, None),
+             ("heads_padding_mask", (2, 3), 5, 7, 4, 6, 0.5, False, (2, 1, 1, 7)),
+             ("causal_key_rows", (3,), 6, 6, 5, 3, 1.0, True, (6, 6)),
+             ("per_head_mask_long", (2,), 3, 300, 16, 5, 0.25, True, (2, 3, 300))]
+    for name, batch, m, n, d, dv, scale, key_rows, mask_shape in cases:
+        q = rand(*batch, m, d, low=-2, high=2, rng=LATER)
+        k = rand(*batch, n, d, low=-2, high=2, rng=LATER)
+        v = rand(*batch, n, dv, rng=LATER)
+        scores = torch.matmul(t(q), t(k).transpose(-1, -2)) * scale
+        tensors = dict(query=q, key=k if key_rows else np.ascontiguousarray(np.swapaxes(k, -1, -2)), value=v)
+        if mask_shape is not None:
+            if name.startswith("causal"):
+                mask = np.triu(np.full(mask_shape, -1e9, dtype=np.float32), 1)
+            else:
+                mask = np.where(rand(*mask_shape, rng=LATER) < -0.6, -1e9, rand(*mask_shape, rng=LATER)).astype(np.float32)
+            scores = scores + t(mask)
+            tensors["mask"] = mask
+        y = torch.matmul(torch.softmax(scores, -1), t(v))
+        f.case(name, dict(scale=scale, key_rows=int(key_rows)), **tensors, output=y.numpy())
+    return f
+
+
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures")
     os.makedirs(folder, exist_ok=True)
     files = [convolution2d(), depthwise_convolution2d(), transpose_convolution2d(), fully_connected(), batch_mat_mul(),
              pooling2d(), activation(), softmax(), elementwise_binary(), elementwise_unary(), batch_normalization(),
-             resize()] + data_movement() + [float16(), layer_normalization(), arg_min_max(), gather_elements()]
+             resize()] + data_movement() + [float16(), layer_normalization(), arg_min_max(), gather_elements(),
+                                                      recurrent(), attention()]
     for f in files:
         f.write(folder)
     print(f"wrote {len(files)} fixture files to {folder}")

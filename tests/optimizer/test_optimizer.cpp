@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // optimizer/: backend assignment by preference and support, fallback, and the errors when no backend fits.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 #include <kiln/kiln.hpp>
 
@@ -908,4 +910,75 @@ TEST_CASE("reduce_float32_to_float16 leaves a layer no backend runs in Float16 i
       optimize<OpSet<ops::Activation>, ReluOnlyBackend>(std::move(net), {.reduce_float32_to_float16 = true});
   REQUIRE(optimized);
   CHECK_THAT(optimized->to_string(), Catch::Contains("relu (Activation) Float32") && !Catch::Contains("(Cast)"));
+}
+
+namespace {
+/// query [2, 3, 4] x key -> / 2 -> + mask [3, 5] -> Softmax -> x value [2, 5, 3]: a self-attention
+/// as PyTorch exports it, key as the MatMul's right operand [2, 4, 5] or as rows [2, 5, 4].
+Network attention_chain(bool key_rows, bool weights_also_output = false) {
+  Network net;
+  auto q = net.add_input(0, {{2, 3, 4}}, "query");
+  auto k = net.add_input(1, {key_rows ? TensorShape{2, 5, 4} : TensorShape{2, 4, 5}}, "key");
+  auto v = net.add_input(2, {{2, 5, 3}}, "value");
+  auto mask = net.add_input(3, {{3, 5}}, "mask");
+  auto scores = net.add<ops::BatchMatMul>({false, key_rows}, {q, k}, "scores");
+  auto two = net.add_constant<float>({{1}}, std::vector<float>{2}, "two");
+  auto scaled = net.add<ops::ElementwiseBinary>({ops::BinaryOperation::Div}, {scores, two}, "scaled");
+  auto masked = net.add<ops::ElementwiseBinary>({ops::BinaryOperation::Add}, {scaled, mask}, "masked");
+  auto weights = net.add<ops::Softmax>({-1}, {masked}, "weights");
+  net.add_output(0, net.add<ops::BatchMatMul>({}, {weights, v}, "attended"), "y");
+  if (weights_also_output) net.add_output(1, weights, "weights_out");
+  return net;
+}
+
+template <class... Bs>
+std::vector<float> run_attention(const OptimizedNetwork<Bs...>& optimized, bool key_rows) {
+  Runtime<Bs...> runtime;
+  auto id = runtime.load(optimized);
+  REQUIRE(id);
+  std::vector<float> q(24), k(40), v(30), mask(15), y(18), weights(30);
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = std::sin(float(i));
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = std::cos(float(i) * (key_rows ? 0.7f : 1.3f));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = float(i % 7) - 3.0f;
+  for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = i % 4 == 3 ? -1e9f : 0.1f * float(i);
+  const std::vector<InputBinding> inputs{{0, {*runtime.input_info(*id, 0), q.data()}},
+                                         {1, {*runtime.input_info(*id, 1), k.data()}},
+                                         {2, {*runtime.input_info(*id, 2), v.data()}},
+                                         {3, {*runtime.input_info(*id, 3), mask.data()}}};
+  std::vector<OutputBinding> outputs{{0, {*runtime.output_info(*id, 0), y.data()}}};
+  if (auto info = runtime.output_info(*id, 1)) outputs.push_back({1, {*info, weights.data()}});
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  return y;
+}
+}  // namespace
+
+TEST_CASE("MatMul -> scale -> mask Add -> Softmax -> MatMul becomes one Attention layer", "[optimizer][passes]") {
+  for (bool key_rows : {false, true}) {
+    INFO("key rows " << key_rows);
+    auto fused = optimize<RefBackend>(attention_chain(key_rows));
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    const bool one_layer =
+        text.find("attended (Attention)") != std::string::npos && text.find("(Softmax)") == std::string::npos &&
+        text.find("(BatchMatMul)") == std::string::npos && text.find("(ElementwiseBinary)") == std::string::npos;
+    CHECK(one_layer);
+    // Against the layers it replaced: BatchMatMul, ElementwiseBinary and Softmax's own code.
+    auto unfused = optimize<RefBackend>(attention_chain(key_rows), {.fuse_attention = false});
+    REQUIRE(unfused);
+    CHECK(unfused->to_string().find("(Attention)") == std::string::npos);
+    const auto y = run_attention(*fused, key_rows), expected = run_attention(*unfused, key_rows);
+    for (std::size_t i = 0; i < y.size(); ++i) CHECK(y[i] == Approx(expected[i]).margin(1e-5));
+  }
+}
+
+TEST_CASE("An attention chain stays as it is where its weights are read too, or its backend lacks Attention",
+          "[optimizer][passes]") {
+  auto read_twice = optimize<RefBackend>(attention_chain(false, true));
+  REQUIRE(read_twice);
+  CHECK(read_twice->to_string().find("(Attention)") == std::string::npos);
+  // ReluOnlyBackend, the first choice, has no Attention workload: the layers RefBackend gets stay
+  // the ones it would have run anyway, not a fused layer it alone could run.
+  auto first_choice_lacks = optimize<ReluOnlyBackend, RefBackend>(attention_chain(false));
+  REQUIRE(first_choice_lacks);
+  CHECK(first_choice_lacks->to_string().find("(Attention)") == std::string::npos);
 }

@@ -10,6 +10,7 @@
 #include "kiln/core/type_list.hpp"
 #include "kiln/ops/activation.hpp"
 #include "kiln/ops/arg_min_max.hpp"
+#include "kiln/ops/attention.hpp"
 #include "kiln/ops/batch_mat_mul.hpp"
 #include "kiln/ops/batch_normalization.hpp"
 #include "kiln/ops/cast.hpp"
@@ -31,6 +32,7 @@
 #include "kiln/ops/pad.hpp"
 #include "kiln/ops/pooling2d.hpp"
 #include "kiln/ops/quantize.hpp"
+#include "kiln/ops/recurrent.hpp"
 #include "kiln/ops/reduce.hpp"
 #include "kiln/ops/reshape.hpp"
 #include "kiln/ops/resize.hpp"
@@ -55,11 +57,11 @@ concept OpDescriptor = requires(const typename Op::Params& params, std::span<con
 namespace ops {
 
 /// Every op, alphabetical. Adding an op adds one line here.
-using op_list = TypeList<Activation, ArgMinMax, BatchMatMul, BatchNormalization, Cast, Comparison, Concat, Constant,
-                         Convolution2d, DepthwiseConvolution2d, Dequantize, ElementwiseBinary, ElementwiseUnary,
-                         FullyConnected, Gather, GatherElements, Input, LayerNormalization, LogicalBinary, MemCopy,
-                         Output, Pad, Pooling2d, Quantize, Reduce, Requantize, Reshape, Resize, Select, Softmax, Split,
-                         StridedSlice, Transpose, TransposeConvolution2d>;
+using op_list = TypeList<Activation, ArgMinMax, Attention, BatchMatMul, BatchNormalization, Cast, Comparison, Concat,
+                         Constant, Convolution2d, DepthwiseConvolution2d, Dequantize, ElementwiseBinary,
+                         ElementwiseUnary, FullyConnected, Gather, GatherElements, Input, LayerNormalization,
+                         LogicalBinary, MemCopy, Output, Pad, Pooling2d, Quantize, Recurrent, Reduce, Requantize,
+                         Reshape, Resize, Select, Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;
 
 inline constexpr std::size_t op_count = op_list::size;
 

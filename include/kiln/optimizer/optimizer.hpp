@@ -8,6 +8,7 @@
 #include "kiln/optimizer/assign_backends.hpp"
 #include "kiln/optimizer/passes/fold_batch_norm.hpp"
 #include "kiln/optimizer/passes/fuse_activations.hpp"
+#include "kiln/optimizer/passes/fuse_attention.hpp"
 #include "kiln/optimizer/passes/fuse_gated_activations.hpp"
 #include "kiln/optimizer/passes/fuse_layer_normalizations.hpp"
 #include "kiln/optimizer/passes/fuse_quantized_layers.hpp"
@@ -28,6 +29,9 @@ struct OptimizerOptions {
   /// exporters write for a layer norm before ONNX opset 17 by one LayerNormalization (Float32;
   /// passes/fuse_layer_normalizations.hpp).
   bool fuse_layer_normalizations = true;
+  /// Replace MatMul -> scale -> mask Add -> Softmax -> MatMul by one Attention layer (Float32) where
+  /// the backend the layers would run on runs Attention itself (passes/fuse_attention.hpp).
+  bool fuse_attention = true;
   /// Fuse an Activation into the convolution, dense or elementwise layer before it.
   bool fuse_activations = true;
   /// Turn Dequantize -> convolution, dense, pooling, Add/Sub/Mul or activation layer -> Quantize into the layer in int8

@@ -19,6 +19,18 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
     if (auto status = network.infer_shapes(); !status) return status;
   if (options.fuse_layer_normalizations && passes::fuse_layer_normalizations(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
+  // The most preferred available backend, where the layers a fusion replaces would mostly run,
+  // runs the fused layer with a workload of its own (not one it leaves to its fallback).
+  auto first_choice_runs = [&](std::size_t op, const LayerInfo& layer) {
+    for (std::size_t backend : *preferences) {
+      if (!pack.backends[backend].available()) continue;
+      auto found = find_workload(pack.backends, backend, op, ops::op_name(op), layer);
+      return found.has_value() && found->level == 0;
+    }
+    return false;
+  };
+  if (options.fuse_attention && passes::fuse_attention(network, first_choice_runs) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
   if (options.fuse_activations && passes::fuse_activations(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
   auto runs_somewhere = [&](std::size_t op, const LayerInfo& layer) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kiln/backends/neon/ops/activation.hpp"
+#include "kiln/backends/neon/ops/attention.hpp"
 #include "kiln/backends/neon/ops/batch_mat_mul.hpp"
 #include "kiln/backends/neon/ops/batch_normalization.hpp"
 #include "kiln/backends/neon/ops/cast.hpp"
@@ -17,6 +18,7 @@
 #include "kiln/backends/neon/ops/pad.hpp"
 #include "kiln/backends/neon/ops/pooling2d.hpp"
 #include "kiln/backends/neon/ops/quantize.hpp"
+#include "kiln/backends/neon/ops/recurrent.hpp"
 #include "kiln/backends/neon/ops/reduce.hpp"
 #include "kiln/backends/neon/ops/resize.hpp"
 #include "kiln/backends/neon/ops/softmax.hpp"

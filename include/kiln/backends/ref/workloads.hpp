@@ -4,6 +4,7 @@
 
 #include "kiln/backends/ref/ops/activation.hpp"
 #include "kiln/backends/ref/ops/arg_min_max.hpp"
+#include "kiln/backends/ref/ops/attention.hpp"
 #include "kiln/backends/ref/ops/batch_mat_mul.hpp"
 #include "kiln/backends/ref/ops/batch_normalization.hpp"
 #include "kiln/backends/ref/ops/cast.hpp"
@@ -22,6 +23,7 @@
 #include "kiln/backends/ref/ops/pad.hpp"
 #include "kiln/backends/ref/ops/pooling2d.hpp"
 #include "kiln/backends/ref/ops/quantize.hpp"
+#include "kiln/backends/ref/ops/recurrent.hpp"
 #include "kiln/backends/ref/ops/reduce.hpp"
 #include "kiln/backends/ref/ops/reshape.hpp"
 #include "kiln/backends/ref/ops/resize.hpp"
