@@ -171,6 +171,57 @@ class BertTiny(nn.Module):
         return self.encoder(x)
 
 
+class VitTiny(nn.Module):
+    """A ViT-Tiny-sized encoder (192 features, 3 heads, patches of 16) on 96 x 96 images: 36 patches
+    and a class token through two pre-norm nn.TransformerEncoderLayer blocks (GELU MLP of 384; two
+    blocks of the twelve and half the MLP, to keep the committed file near 3 MB), the class token's
+    features classified into 10 classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.patches = nn.Conv2d(3, 192, 16, stride=16)
+        self.class_token = nn.Parameter(torch.randn(1, 1, 192) * 0.02)
+        self.position = nn.Parameter(torch.randn(1, 37, 192) * 0.02)
+        layer = nn.TransformerEncoderLayer(192, 3, dim_feedforward=384, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(192)
+        self.head = nn.Linear(192, 10)
+
+    def forward(self, x):
+        tokens = self.patches(x).flatten(2).transpose(1, 2)
+        tokens = torch.cat([self.class_token.expand(x.shape[0], -1, -1), tokens], dim=1) + self.position
+        return self.head(self.norm(self.encoder(tokens))[:, 0])
+
+
+class LstmKeywordSpotter(nn.Module):
+    """A two-layer LSTM of 64 cells over 49 frames of 10 MFCCs ("Hello Edge"'s LSTM keyword spotters,
+    without the projection), the last step's hidden state classified into 12 keywords."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(10, 64, num_layers=2, batch_first=True)
+        self.classify = nn.Linear(64, 12)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.classify(y[:, -1])
+
+
+class GruKeywordSpotter(nn.Module):
+    """A bidirectional GRU of 64 cells each way over 49 frames of 10 MFCCs, averaged over time and
+    classified into 12 keywords."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(10, 64, batch_first=True, bidirectional=True)
+        self.classify = nn.Linear(128, 12)
+
+    def forward(self, x):
+        y, _ = self.gru(x)
+        return self.classify(y.mean(dim=1))
+
+
 SEQUENCE = {"input": {0: "batch", 1: "sequence"}, "output": {0: "batch", 1: "sequence"}}
 
 
@@ -192,7 +243,10 @@ def small_models():
             ("encoder_tiny", EncoderTiny(), (1, 16, 32), 17),
             ("encoder_tiny_opset13", EncoderTiny(), (1, 16, 32), 13),
             ("bert_tiny", BertTiny(norm_first=False), (1, 32, 64), 17, SEQUENCE),
-            ("bert_tiny_norm_first", BertTiny(norm_first=True), (1, 32, 64), 17, SEQUENCE)]
+            ("bert_tiny_norm_first", BertTiny(norm_first=True), (1, 32, 64), 17, SEQUENCE),
+            ("lstm_kws", LstmKeywordSpotter(), (1, 49, 10), 17),
+            ("gru_kws", GruKeywordSpotter(), (1, 49, 10), 17),
+            ("vit_tiny", VitTiny(), (1, 3, 96, 96), 17)]
 
 
 def zoo_models():

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <random>
 
 #include <onnx/onnx_pb.h>
@@ -120,6 +121,12 @@ void set_float(::onnx::NodeProto& node, const std::string& name, float value) {
   a->set_name(name);
   a->set_type(::onnx::AttributeProto::FLOAT);
   a->set_f(value);
+}
+void set_string(::onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(value);
 }
 
 /// Runs a model with one input and one output on RefBackend.
@@ -393,6 +400,105 @@ TEST_CASE("ONNX GroupNormalization (opset 18): statistics per group of channels,
   for (std::size_t i = 0; i < y.size(); ++i) CHECK(y[i] == Approx(expected[i]).margin(1e-6));
 }
 
+namespace {
+/// Imports an Einsum of input x (dims `x_dims`) and, when `w_dims` is given, the initializer w of
+/// values 1, 2, 3, ...; runs it on x = 0.5, 1.5, 2.5, ...
+Expected<std::vector<float>> run_einsum(const std::string& equation, std::vector<std::int64_t> x_dims,
+                                        std::vector<std::int64_t> w_dims = {}) {
+  ModelBuilder m(12);
+  m.input("x", x_dims);
+  std::vector<std::string> inputs{"x"};
+  if (!w_dims.empty()) {
+    std::vector<float> w(
+        static_cast<std::size_t>(std::accumulate(w_dims.begin(), w_dims.end(), std::int64_t{1}, std::multiplies<>())));
+    std::iota(w.begin(), w.end(), 1.0f);
+    m.initializer("w", w_dims, w);
+    inputs.push_back("w");
+  }
+  set_string(m.node("Einsum", inputs, {"y"}), "equation", equation);
+  m.output("y");
+  auto model = m.import();
+  if (!model) return model.status();
+  std::vector<float> x(
+      static_cast<std::size_t>(std::accumulate(x_dims.begin(), x_dims.end(), std::int64_t{1}, std::multiplies<>())));
+  std::iota(x.begin(), x.end(), 0.5f);
+  return run(*model, x);
+}
+}  // namespace
+
+TEST_CASE("ONNX Einsum: batched products, transposes and sums as BatchMatMul, Transpose and Reduce", "[onnx][einsum]") {
+  // bij,bjk->bik with x = [[0.5, 1.5, 2.5], [3.5, 4.5, 5.5]] per batch (then +6) and
+  // w = [[1, 2], [3, 4], [5, 6]] (then +6): batch 0 row 0 is 0.5 + 4.5 + 12.5 = 17.5 and
+  // 1 + 6 + 15 = 22, row 1 3.5 + 13.5 + 27.5 = 44.5 and 7 + 18 + 33 = 58.
+  auto matmul = run_einsum("bij,bjk->bik", {2, 2, 3}, {2, 3, 2});
+  REQUIRE(matmul);
+  CHECK((*matmul)[0] == Approx(17.5f));
+  CHECK((*matmul)[1] == Approx(22.0f));
+  CHECK((*matmul)[2] == Approx(44.5f));
+  CHECK((*matmul)[3] == Approx(58.0f));
+  // Attention's scores with keys as rows, q [1, 2, 2, 3] . k [1, 2, 4, 3] over d, and the same with
+  // an ellipsis for the batch and head dimensions: every entry the dot product of its rows.
+  for (const char* equation : {"bhqd,bhkd->bhqk", "...qd,...kd->...qk"}) {
+    INFO(equation);
+    auto scores = run_einsum(equation, {1, 2, 2, 3}, {1, 2, 4, 3});
+    REQUIRE(scores);
+    REQUIRE(scores->size() == 16);
+    for (int h = 0; h < 2; ++h)
+      for (int q = 0; q < 2; ++q)
+        for (int k = 0; k < 4; ++k) {
+          float dot = 0.0f;
+          for (int d = 0; d < 3; ++d) dot += (0.5f + float((h * 2 + q) * 3 + d)) * (1.0f + float((h * 4 + k) * 3 + d));
+          CHECK((*scores)[std::size_t((h * 2 + q) * 4 + k)] == Approx(dot));
+        }
+  }
+  // One operand: a transpose, a row sum, a total; two with the implicit output ("ij,jk" is ik).
+  auto transposed = run_einsum("ij->ji", {2, 3});
+  REQUIRE(transposed);
+  CHECK(*transposed == std::vector<float>{0.5f, 3.5f, 1.5f, 4.5f, 2.5f, 5.5f});
+  auto rows = run_einsum("ij->i", {2, 3});
+  REQUIRE(rows);
+  CHECK(*rows == std::vector<float>{4.5f, 13.5f});
+  auto total = run_einsum("ij->", {2, 3});
+  REQUIRE(total);
+  CHECK(*total == std::vector<float>{18.0f});
+  auto implicit = run_einsum("ij,jk", {1, 3}, {3, 2});
+  REQUIRE(implicit);
+  CHECK(*implicit == std::vector<float>{0.5f * 1 + 1.5f * 3 + 2.5f * 5, 0.5f * 2 + 1.5f * 4 + 2.5f * 6});
+  // A label of one operand the output lacks is summed first: sum over j of x[i][j], times w[k].
+  auto outer = run_einsum("ij,k->ik", {2, 3}, {2});
+  REQUIRE(outer);
+  CHECK(*outer == std::vector<float>{4.5f, 9.0f, 13.5f, 27.0f});
+}
+
+TEST_CASE("ONNX Einsum refuses diagonals, sizes that disagree and unknown output labels", "[onnx][einsum][errors]") {
+  auto diagonal = run_einsum("ii->i", {3, 3});
+  REQUIRE_FALSE(diagonal);
+  CHECK_THAT(diagonal.status().message(), Catch::Contains("repeats 'i' in one operand (a diagonal)"));
+  auto sizes = run_einsum("ij,jk->ik", {2, 3}, {4, 2});
+  REQUIRE_FALSE(sizes);
+  CHECK_THAT(sizes.status().message(), Catch::Contains("label 'j' has sizes 3 and 4"));
+  auto unknown = run_einsum("ij->iz", {2, 3});
+  REQUIRE_FALSE(unknown);
+  CHECK_THAT(unknown.status().message(), Catch::Contains("output label 'z'"));
+}
+
+TEST_CASE("ONNX Hardmax: one at each row's first maximum; before opset 13 over the flattened axes", "[onnx]") {
+  ModelBuilder m(13);
+  m.input("x", {2, 3});
+  m.node("Hardmax", {"x"}, {"y"});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(run(*model, std::vector<float>{1, 3, 2, 5, 5, -1}) == std::vector<float>{0, 1, 0, 1, 0, 0});
+  ModelBuilder old(11);
+  old.input("x", {2, 2, 2});
+  old.node("Hardmax", {"x"}, {"y"});  // axis 1: each batch entry's four values are one row
+  old.output("y");
+  auto flattened = old.import();
+  REQUIRE(flattened);
+  CHECK(run(*flattened, std::vector<float>{1, 2, 4, 3, 0, -1, -2, -3}) == std::vector<float>{0, 0, 1, 0, 1, 0, 0, 0});
+}
+
 TEST_CASE("ONNX Softmax before opset 13 normalises the flattened trailing axes", "[onnx]") {
   ModelBuilder m(11);
   m.input("x", {1, 2, 3});
@@ -422,12 +528,13 @@ TEST_CASE("ONNX importer errors name the node, the op and the reason", "[onnx][e
   SECTION("unsupported op") {
     ModelBuilder m;
     m.input("x", {2});
-    m.node("Hardmax", {"x"}, {"y"}, "my_node");
+    m.node("StringNormalizer", {"x"}, {"y"}, "my_node");
     m.output("y");
     auto model = m.import();
     REQUIRE(!model);
     CHECK(model.status().code() == ErrorCode::Unsupported);
-    CHECK(model.status().message() == "node 'my_node' (Hardmax): kiln's importer does not support op Hardmax");
+    CHECK(model.status().message() ==
+          "node 'my_node' (StringNormalizer): kiln's importer does not support op StringNormalizer");
   }
   SECTION("unsupported attribute value") {
     ModelBuilder m;

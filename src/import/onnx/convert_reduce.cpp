@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX's reductions, and ArgMax and ArgMin. ReduceSum, ReduceMean, ReduceMax, ReduceMin and ReduceProd are one kiln
-// Reduce; ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp a Reduce with elementwise layers around
-// it (LogSumExp shifted by the maximum, so that no exp overflows). A reduction over an empty axis is a constant, folded
-// here.
+// ONNX's reductions, ArgMax and ArgMin, and Hardmax. ReduceSum, ReduceMean, ReduceMax, ReduceMin and
+// ReduceProd are one kiln Reduce; ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp
+// a Reduce with elementwise layers around it (LogSumExp shifted by the maximum, so that no exp
+// overflows). A reduction over an empty axis is a constant, folded here.
 #include <algorithm>
 #include <limits>
 
@@ -165,9 +165,51 @@ Status arg_extreme(Importer& im) {
   return Status::ok();
 }
 
+// Hardmax: 1 where the first maximum along `axis` lies, 0 elsewhere, as ArgMax (keeping the axis)
+// compared with each position's index. Before opset 13 the axes from `axis` on are one flattened axis.
+Status hardmax(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  const auto rank = static_cast<std::int64_t>(x->dims.size());
+  if (rank == 0) return im.invalid("input is a scalar");
+  const bool flattened = im.opset() < 13;
+  std::int64_t axis = im.attr_int("axis", flattened ? 1 : -1);
+  if (axis < -rank || axis >= rank) return im.invalid("axis ", axis, " is out of range for rank ", rank);
+  if (axis < 0) axis += rank;
+  KILN_ONNX_TRY(input, im.plain(*x));
+  std::vector<std::int64_t> dims = x->dims;
+  if (flattened) {
+    const auto split = static_cast<std::size_t>(axis);
+    dims = {static_cast<std::int64_t>(element_count(std::span(x->dims).first(split))),
+            static_cast<std::int64_t>(element_count(std::span(x->dims).subspan(split)))};
+    KILN_ONNX_TRY(rows, im.add<ops::Reshape>({dims}, {input}, "rows"));
+    input = rows;
+    axis = 1;
+  }
+  const auto length = static_cast<std::size_t>(dims[static_cast<std::size_t>(axis)]);
+  KILN_ONNX_TRY(first_max, im.add<ops::ArgMinMax>({ops::ArgFunction::Max, axis, true, false}, {input}, "argmax"));
+  // Each position's index along the axis, shaped [length, 1, ...] to broadcast against x.
+  std::vector<std::int64_t> index_dims(dims.size() - static_cast<std::size_t>(axis), 1);
+  index_dims[0] = static_cast<std::int64_t>(length);
+  std::vector<std::int64_t> indices(length);
+  for (std::size_t i = 0; i < length; ++i) indices[i] = static_cast<std::int64_t>(i);
+  const OutputSlot positions =
+      im.add_constant({index_dims, false, false, {}, std::move(indices)}, DataType::Signed32, "positions");
+  KILN_ONNX_TRY(is_max, im.add<ops::Comparison>({ops::ComparisonOperation::Equal}, {first_max, positions}, "is_max"));
+  const OutputSlot one = im.add_constant({{}, true, false, {1.0f}, {}}, DataType::Float32, "one");
+  const OutputSlot zero = im.add_constant({{}, true, false, {0.0f}, {}}, DataType::Float32, "zero");
+  KILN_ONNX_TRY(y, im.add<ops::Select>({}, {is_max, one, zero}, flattened ? "flat" : ""));
+  if (flattened) {
+    KILN_ONNX_TRY(unflattened, im.add<ops::Reshape>({x->dims}, {y}));
+    y = unflattened;
+  }
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
 constexpr ConverterEntry reduce_ops[] = {
     {"ArgMax", arg_extreme<ops::ArgFunction::Max>},
     {"ArgMin", arg_extreme<ops::ArgFunction::Min>},
+    {"Hardmax", hardmax},
     {"ReduceL1", reduce<Reduction::L1>},
     {"ReduceL2", reduce<Reduction::L2>},
     {"ReduceLogSum", reduce<Reduction::LogSum>},

@@ -133,8 +133,12 @@ std::string Importer::node_description() const {
 }
 
 std::string Importer::layer_name(std::string_view suffix) const {
-  std::string base =
-      node_->name().empty() ? kiln::detail::str_cat(node_->op_type(), '_', node_->output(0)) : node_->name();
+  // Unnamed nodes are named after their first named output.
+  const auto& outputs = node_->output();
+  const auto named = std::ranges::find_if(outputs, [](const std::string& name) { return !name.empty(); });
+  std::string base = !node_->name().empty()   ? node_->name()
+                     : named == outputs.end() ? std::string(node_->op_type())
+                                              : kiln::detail::str_cat(node_->op_type(), '_', *named);
   return suffix.empty() ? base : kiln::detail::str_cat(base, '/', suffix);
 }
 
@@ -565,10 +569,10 @@ Status Importer::add_graph_input(const ::onnx::ValueInfoProto& input, std::span<
 std::span<const ConverterEntry> converter_table() {
   static const std::vector<ConverterEntry> table = [] {
     std::vector<ConverterEntry> all;
-    for (auto part :
-         {activation_converters(), elementwise_converters(), convolution_converters(), dense_converters(),
-          pooling_converters(), loss_converters(), normalization_converters(), reduce_converters(), resize_converters(),
-          shape_converters(), constant_converters(), quantization_converters(), qoperator_converters()})
+    for (auto part : {activation_converters(), einsum_converters(), elementwise_converters(), convolution_converters(),
+                      dense_converters(), pooling_converters(), loss_converters(), normalization_converters(),
+                      recurrent_converters(), reduce_converters(), resize_converters(), shape_converters(),
+                      constant_converters(), quantization_converters(), qoperator_converters()})
       all.insert(all.end(), part.begin(), part.end());
     std::ranges::sort(all, {}, &ConverterEntry::op);
     return all;
@@ -583,7 +587,9 @@ Status Importer::convert_node(const ::onnx::NodeProto& node) {
   if (!default_domain && node.domain() != "com.microsoft")
     return error("op domain '", node.domain(), "' is not supported (only the default ONNX domain and ",
                  "com.microsoft's quantised ops are)");
-  if (node.output_size() == 0 || node.output(0).empty()) return invalid("the node has no output");
+  // An optional output may go unnamed (an LSTM whose Y only Y_h follows), but not every output.
+  if (std::ranges::all_of(node.output(), [](const std::string& name) { return name.empty(); }))
+    return invalid("the node has no output");
   const auto table = converter_table();
   const std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
   const auto found = std::ranges::lower_bound(table, std::string_view(op), {}, &ConverterEntry::op);

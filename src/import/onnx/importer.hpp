@@ -291,12 +291,14 @@ std::span<const ConverterEntry> converter_table();
 /// The whole content of a file, or an error naming it.
 Expected<std::vector<char>> read_whole_file(const std::string& path);  ///< all of them, sorted by op
 std::span<const ConverterEntry> activation_converters();
+std::span<const ConverterEntry> einsum_converters();
 std::span<const ConverterEntry> elementwise_converters();
 std::span<const ConverterEntry> convolution_converters();
 std::span<const ConverterEntry> dense_converters();
 std::span<const ConverterEntry> pooling_converters();
 std::span<const ConverterEntry> loss_converters();
 std::span<const ConverterEntry> normalization_converters();
+std::span<const ConverterEntry> recurrent_converters();
 std::span<const ConverterEntry> reduce_converters();
 std::span<const ConverterEntry> resize_converters();
 std::span<const ConverterEntry> shape_converters();
