@@ -85,6 +85,7 @@ inline bool write_csv(const char* path, const std::string& extra) {
 struct Loaded {
   double load_ms;
   std::function<void()> infer;
+  std::uint64_t arena_bytes;  ///< the memory plan's working memory
 };
 
 /// Floats aligned for zero-copy import and export, so that the runtime reads and writes them in
@@ -103,8 +104,8 @@ struct AlignedFloats {
 /// zero-copy input and output buffers sized and filled here; `infer` runs one inference.
 template <class... Bs>
 Loaded load_network(kiln::Network network, unsigned threads, AlignedFloats& input, AlignedFloats& output,
-                    kiln::BackendOptions<Bs...> options = {}) {
-  auto optimized = kiln::optimize<Bs...>(std::move(network));
+                    kiln::BackendOptions<Bs...> options = {}, const kiln::OptimizerOptions& optimizer = {}) {
+  auto optimized = kiln::optimize<Bs...>(std::move(network), optimizer);
   if (!optimized) {
     std::printf("optimize failed: %s\n", optimized.status().message().c_str());
     std::exit(1);
@@ -129,9 +130,11 @@ Loaded load_network(kiln::Network network, unsigned threads, AlignedFloats& inpu
   output.resize(runtime->output_info(*id, 0)->num_elements());
   const kiln::InputBinding in{0, {*runtime->input_info(*id, 0), input.data.get()}};
   const kiln::OutputBinding out{0, {*runtime->output_info(*id, 0), output.data.get()}};
-  return {load_ms, [runtime, id = *id, in, out] {
+  return {load_ms,
+          [runtime, id = *id, in, out] {
             if (auto s = runtime->enqueue(id, {&in, 1}, {&out, 1}); !s) std::printf("%s\n", s.message().c_str());
-          }};
+          },
+          runtime->memory_summary(*id)->arena_bytes};
 }
 
 }  // namespace kiln::bench

@@ -826,6 +826,48 @@ void bench_networks() {
   }
 }
 
+/// Self-attention of `heads` heads over `tokens` tokens of `depth` features, x [heads, tokens, depth]
+/// as query, key and value: MatMul(x, x^T) * scale -> Softmax -> MatMul(weights, x), which the
+/// optimizer fuses into one Attention layer unless told not to (decision 0027).
+kiln::Network attention_network(std::uint32_t heads, std::uint32_t tokens, std::uint32_t depth) {
+  kiln::Network net;
+  auto x = net.add_input(0, {{heads, tokens, depth}}, "x");
+  auto keys = net.add<kiln::ops::Transpose>({{0, 2, 1}}, {x}, "keys");
+  auto scores = net.add<kiln::ops::BatchMatMul>({}, {x, keys}, "scores");
+  auto scale = net.add_constant<float>({{1}}, std::vector<float>{1.0f / std::sqrt(float(depth))}, "scale");
+  auto scaled = net.add<kiln::ops::ElementwiseBinary>({kiln::ops::BinaryOperation::Mul}, {scores, scale}, "scaled");
+  auto weights = net.add<kiln::ops::Softmax>({-1}, {scaled}, "weights");
+  net.add_output(0, net.add<kiln::ops::BatchMatMul>({}, {weights, x}, "attended"), "y");
+  return net;
+}
+
+/// The fused Attention layer against the layers it replaces (BatchMatMul, Mul, Softmax, BatchMatMul)
+/// on NeonBackend, 1 thread: latency and the working memory the plan needs.
+void bench_attention() {
+  struct Shape {
+    std::uint32_t heads, tokens, depth;
+  };
+  for (const Shape s : {Shape{2, 32, 32}, Shape{4, 128, 64}, Shape{4, 512, 64}, Shape{2, 2048, 64}}) {
+    const std::string name = "attention " + std::to_string(s.heads) + "x" + std::to_string(s.tokens) + "x" +
+                             std::to_string(s.depth);
+    AlignedFloats in_fused, out_fused, in_layers, out_layers;
+    auto fused = load_network<kiln::NeonBackend, kiln::RefBackend>(attention_network(s.heads, s.tokens, s.depth), 1,
+                                                                   in_fused, out_fused);
+    auto layers = load_network<kiln::NeonBackend, kiln::RefBackend>(attention_network(s.heads, s.tokens, s.depth), 1,
+                                                                    in_layers, out_layers, {}, {.fuse_attention = false});
+    fused.infer();
+    layers.infer();
+    double max_error = 0;
+    for (std::size_t i = 0; i < out_fused.size; ++i)
+      max_error = std::max<double>(max_error, std::abs(out_fused[i] - out_layers[i]));
+    std::printf("# %s: max |fused - layers| over the output = %.3g\n", name.c_str(), max_error);
+    const Timing f = measure(fused.infer, 15), l = measure(layers.infer, 15);
+    add({name, "latency median, 1 thread", f.median * 1e3, "kiln unfused layers", l.median * 1e3, "ms", false});
+    add({name, "working memory", double(fused.arena_bytes) / 1024, "kiln unfused layers",
+         double(layers.arena_bytes) / 1024, "KiB", false});
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -838,7 +880,7 @@ int main(int argc, char** argv) {
 #if KILN_BENCH_ONEDNN
   omp_set_num_threads(1);  // every anchor single-threaded, like kiln's 1-thread figures
 #endif
-  // bench_neon [CSV] [SECTION...]: sections gemm, int8, conv, layers, networks (default: all).
+  // bench_neon [CSV] [SECTION...]: sections gemm, int8, conv, layers, attention, networks (default: all).
   const char* csv_path = argc > 1 ? argv[1] : "bench_neon.csv";
   const std::vector<std::string_view> sections(argv + std::min(argc, 2), argv + argc);
   auto wanted = [&](std::string_view s) {
@@ -863,6 +905,7 @@ int main(int argc, char** argv) {
   }
   if (wanted("conv")) bench_convolutions();
   if (wanted("layers")) bench_other_layers(bandwidth);
+  if (wanted("attention")) bench_attention();
   if (wanted("networks")) bench_networks();
   char limits[160];
   std::snprintf(limits, sizeof limits, "fma_peak,1 thread,%g,,,GFLOP/s,\nmemory_bandwidth,1 thread,%g,,,GB/s,\n", peak,

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neon Attention: one query at a time against tiles of keys, the softmax computed online (running
-// maximum and sum, the weighted values rescaled as the maximum grows), so that no more than a
-// tile of a row of scores exists; (batch, query block) pairs split over the threads.
+// Neon Attention: blocks of queries against tiles of keys, both products by BatchMatMul's register
+// tiles, the softmax computed online (running maximum and sum, the weighted values rescaled as the
+// maximum grows), so that no more than a block's tile of scores exists; (batch, block) pairs split
+// over the threads.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "kiln/backends/neon/ops/batch_mat_mul.hpp"
 #include "kiln/backends/neon/simd/vector_ops.hpp"
 
 namespace kiln::neon {
@@ -17,11 +19,15 @@ inline namespace KILN_NEON_ISA {
 /// float; results differ by a few ulps.
 template <>
 struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention> {
-  /// Keys scored at once: a tile of a row of scores, 1 KiB, stays in L1 with the values it weighs.
+  /// Keys scored at once: a block's tile of scores, 4-8 KiB, stays in L1 with the values it weighs.
   static constexpr std::size_t tile_keys = 256;
+  /// Queries a task takes together: the rows of the matrix-product tile (its accumulators fit the registers).
+  static constexpr std::size_t block_rows = lanes >= 16 ? 8 : 4;
 
   explicit Kernel(const WorkloadInfo<ops::Attention>& info)
-      : Float32Kernel(info), sizes_(ops::Attention::sizes(info.params, info.inputs)) {
+      : Float32Kernel(info),
+        sizes_(ops::Attention::sizes(info.params, info.inputs)),
+        tile_(std::min(tile_keys, (sizes_.keys + lanes - 1) / lanes * lanes)) {
     if (info.inputs.size() > 3) {
       const TensorShape& q = info.inputs[0].shape;
       batch_shape_ = TensorShape(q.dims().first(q.rank() - 2));
@@ -32,7 +38,8 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
     }
   }
 
-  /// Per thread: a tile of scores and a row of weighted values, in whole cache lines.
+  /// Per thread: a block's tile of scores, the tile's keys as columns when they come as rows, the
+  /// block's weighted values and one tile's share of them, in whole cache lines.
   ScratchSize scratch(const Context& context) const {
     return {std::uint64_t{context.threads()} * per_thread() * sizeof(float), 64};
   }
@@ -40,33 +47,39 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
            std::span<std::byte> scratch) const {
     const auto [m, depth, n, value_depth, batches] = sizes_;
-    const std::size_t blocks = (m + rows_per_task - 1) / rows_per_task;
+    const std::size_t blocks = (m + block_rows - 1) / block_rows;
     const float* mask = in.size() > 3 ? floats(in[3]) : nullptr;
     float* const buffers = reinterpret_cast<float*>(scratch.data());
     context.parallel_for(
         batches * blocks,
         [&](std::size_t task, unsigned thread) {
-          const std::size_t b = task / blocks, first = task % blocks * rows_per_task;
-          const float* q = floats(in[0]) + b * m * depth;
-          const float* k = floats(in[1]) + b * n * depth;
-          const float* v = floats(in[2]) + b * n * value_depth;
-          float* y = floats(out[0]) + b * m * value_depth;
-          const float* mask_of_batch = mask ? mask + mask_offset(b) : nullptr;
-          float* scores = buffers + thread * per_thread();
-          float* weighted = scores + tile_keys;
-          for (std::size_t i = first; i < std::min<std::size_t>(m, first + rows_per_task); ++i)
-            attend(q + i * depth, k, v, mask_of_batch ? mask_of_batch + i * mask_strides_[rank() - 2] : nullptr,
-                   y + i * value_depth, scores, weighted);
+          const std::size_t b = task / blocks, first = task % blocks * block_rows;
+          const Block block{floats(in[0]) + (b * m + first) * depth,
+                            floats(in[1]) + b * n * depth,
+                            floats(in[2]) + b * n * value_depth,
+                            mask ? mask + mask_offset(b) + first * mask_strides_[rank() - 2] : nullptr,
+                            floats(out[0]) + (b * m + first) * value_depth,
+                            std::min<std::size_t>(block_rows, m - first)};
+          attend(block, buffers + thread * per_thread());
         },
-        std::size_t{rows_per_task} * n * (depth + value_depth + 16));
+        block_rows * n * (depth + value_depth + 16));
   }
 
  private:
-  static constexpr std::size_t rows_per_task = 8;
+  /// One task's queries and what they read and write.
+  struct Block {
+    const float *queries, *keys, *values, *mask;
+    float* y;
+    std::size_t rows;
+  };
 
-  std::size_t per_thread() const {
+  static std::size_t whole_lines(std::size_t floats) {
     constexpr std::size_t line = 64 / sizeof(float);
-    return (tile_keys + sizes_.value_depth + line - 1) / line * line;
+    return (floats + line - 1) / line * line;
+  }
+  std::size_t per_thread() const {
+    const std::size_t key_columns = params_.key_rows ? whole_lines(sizes_.depth * tile_) : 0;
+    return whole_lines(block_rows * tile_) + key_columns + 2 * whole_lines(block_rows * sizes_.value_depth);
   }
   std::size_t rank() const { return batch_shape_.rank() + 2; }
   std::uint64_t mask_offset(std::uint64_t b) const {
@@ -76,81 +89,81 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
     return offset;
   }
 
-  /// y = softmax(scale * q keys + mask row) values for one query q.
-  void attend(const float* q, const float* k, const float* v, const float* mask_row, float* y, float* scores,
-              float* weighted) const {
-    const std::size_t n = sizes_.keys, value_depth = sizes_.value_depth;
-    const Vec scale(params_.scale), lowest(-std::numeric_limits<float>::infinity());
-    float running_max = -std::numeric_limits<float>::infinity(), running_sum = 0.0f;
-    std::fill_n(weighted, value_depth, 0.0f);
-    for (std::size_t first = 0; first < n; first += tile_keys) {
-      const std::size_t count = std::min(tile_keys, n - first);
-      score_tile(q, k, first, count, scores);
-      Vec tile_max = lowest;
-      for (std::size_t j = 0; j < count; j += lanes) {
-        const std::size_t c = std::min(lanes, count - j);
-        Vec s = load_upto(scores + j, c) * scale;
-        if (mask_row) {
-          alignas(64) float added[lanes] = {};
-          for (std::size_t l = 0; l < c; ++l) added[l] = mask_row[(first + j + l) * mask_strides_[rank() - 1]];
-          s += Vec::load_aligned(added);
-        }
-        store_upto(scores + j, s, c);
-        tile_max = xsimd::max(tile_max, c == lanes ? s : xsimd::select(lanes_below(c), s, lowest));
+  /// y = softmax(scale * queries keys + mask) values for a block of queries: per tile of keys, the
+  /// tile's scores (a matrix product), their exponentials against each row's running maximum, and
+  /// their share of the values (a second product), added to the rows' sums rescaled to the new
+  /// maximum.
+  void attend(const Block& block, float* buffer) const {
+    const std::size_t depth = sizes_.depth, n = sizes_.keys, value_depth = sizes_.value_depth, rows = block.rows;
+    float* scores = buffer;
+    float* key_columns = scores + whole_lines(block_rows * tile_);
+    float* weighted = key_columns + (params_.key_rows ? whole_lines(depth * tile_) : 0);
+    float* tile_share = weighted + whole_lines(block_rows * value_depth);
+    float running_max[block_rows], running_sum[block_rows];
+    std::fill_n(running_max, rows, -std::numeric_limits<float>::infinity());
+    std::fill_n(running_sum, rows, 0.0f);
+    std::fill_n(weighted, rows * value_depth, 0.0f);
+    const Vec scale(params_.scale), lowest(-std::numeric_limits<float>::infinity()), zero(0.0f);
+    for (std::size_t first = 0; first < n; first += tile_) {
+      const std::size_t count = std::min(tile_, n - first);
+      // The keys of the tile as columns [depth, count]: in place, or gathered from their rows.
+      const float* columns = block.keys + first;
+      std::size_t column_stride = n;
+      if (params_.key_rows) {
+        for (std::size_t j = 0; j < count; ++j)
+          for (std::size_t d = 0; d < depth; ++d) key_columns[d * count + j] = block.keys[(first + j) * depth + d];
+        columns = key_columns;
+        column_stride = count;
       }
-      const float new_max = std::max(running_max, reduce_max(tile_max));
-      // The weights so far were relative to the old maximum: rescale them to the new one.
-      const float correction = running_max == new_max ? 1.0f : std::exp(running_max - new_max);
-      if (correction != 1.0f) map(weighted, weighted, value_depth, [=](Vec w) { return w * Vec(correction); });
-      running_sum *= correction;
-      running_max = new_max;
-      const Vec shift(new_max);
-      Vec sum(0.0f);
-      for (std::size_t j = 0; j < count; j += lanes) {
-        const std::size_t c = std::min(lanes, count - j);
-        const Vec e = xsimd::exp(load_upto(scores + j, c) - shift);
-        store_upto(scores + j, e, c);
-        sum += c == lanes ? e : xsimd::select(lanes_below(c), e, Vec(0.0f));
-      }
-      running_sum += reduce_add(sum);
-      for (std::size_t j = 0; j < count; ++j) {
-        const Vec p(scores[j]);
-        const float* row = v + (first + j) * value_depth;
-        for (std::size_t c = 0; c < value_depth; c += lanes) {
-          const std::size_t w = std::min(lanes, value_depth - c);
-          store_upto(weighted + c, multiply_add(p, load_upto(row + c, w), load_upto(weighted + c, w)), w);
+      detail::matmul_rows<block_rows>(block.queries, depth, 1, columns, column_stride, depth, rows, count, scores,
+                                      tile_);
+      for (std::size_t r = 0; r < rows; ++r) {
+        float* row = scores + r * tile_;
+        const float* mask_row = block.mask ? block.mask + r * mask_strides_[rank() - 2] : nullptr;
+        Vec tile_max = lowest;
+        for (std::size_t j = 0; j < count; j += lanes) {
+          const std::size_t c = std::min(lanes, count - j);
+          Vec v = load_upto(row + j, c) * scale;
+          if (mask_row) {
+            alignas(64) float added[lanes] = {};
+            for (std::size_t l = 0; l < c; ++l) added[l] = mask_row[(first + j + l) * mask_strides_[rank() - 1]];
+            v += Vec::load_aligned(added);
+          }
+          store_upto(row + j, v, c);
+          tile_max = xsimd::max(tile_max, c == lanes ? v : xsimd::select(lanes_below(c), v, lowest));
         }
+        const float new_max = std::max(running_max[r], reduce_max(tile_max));
+        // The sums so far were relative to the old maximum: rescale them to the new one.
+        const float correction = running_max[r] == new_max ? 1.0f : std::exp(running_max[r] - new_max);
+        running_max[r] = new_max;
+        const Vec shift(new_max);
+        Vec sum = zero;
+        for (std::size_t j = 0; j < count; j += lanes) {
+          const std::size_t c = std::min(lanes, count - j);
+          const Vec e = xsimd::exp(load_upto(row + j, c) - shift);
+          store_upto(row + j, e, c);
+          sum += c == lanes ? e : xsimd::select(lanes_below(c), e, zero);
+        }
+        running_sum[r] = running_sum[r] * correction + reduce_add(sum);
+        if (correction != 1.0f)
+          map(weighted + r * value_depth, weighted + r * value_depth, value_depth,
+              [=](Vec w) { return w * Vec(correction); });
+      }
+      detail::matmul_rows<block_rows>(scores, tile_, 1, block.values + first * value_depth, value_depth, count, rows,
+                                      value_depth, tile_share, value_depth);
+      for (std::size_t i = 0; i < rows * value_depth; i += lanes) {
+        const std::size_t c = std::min(lanes, rows * value_depth - i);
+        store_upto(weighted + i, load_upto(weighted + i, c) + load_upto(tile_share + i, c), c);
       }
     }
-    const Vec inverse(1.0f / running_sum);
-    map(weighted, y, value_depth, [=](Vec w) { return w * inverse; });
-  }
-
-  /// scores[j] = q . key j for keys [first, first + count).
-  void score_tile(const float* q, const float* k, std::size_t first, std::size_t count, float* scores) const {
-    const std::size_t depth = sizes_.depth, n = sizes_.keys;
-    if (params_.key_rows) {
-      for (std::size_t j = 0; j < count; ++j) {
-        const float* key = k + (first + j) * depth;
-        Vec dot(0.0f);
-        for (std::size_t d = 0; d < depth; d += lanes) {
-          const std::size_t c = std::min(lanes, depth - d);
-          dot = multiply_add(load_upto(q + d, c), load_upto(key + d, c), dot);
-        }
-        scores[j] = reduce_add(dot);
-      }
-      return;
-    }
-    // Keys as columns of [depth, n]: a vector of keys at a time, q's values broadcast.
-    for (std::size_t j = 0; j < count; j += lanes) {
-      const std::size_t c = std::min(lanes, count - j);
-      Vec dot(0.0f);
-      for (std::size_t d = 0; d < depth; ++d) dot = multiply_add(Vec(q[d]), load_upto(k + d * n + first + j, c), dot);
-      store_upto(scores + j, dot, c);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const Vec inverse(1.0f / running_sum[r]);
+      map(weighted + r * value_depth, block.y + r * value_depth, value_depth, [=](Vec w) { return w * inverse; });
     }
   }
 
   ops::Attention::Sizes sizes_;
+  std::size_t tile_;  ///< keys a tile holds: tile_keys, or all of them in whole vectors
   TensorShape batch_shape_;
   ref::Strides mask_strides_{};
 };

@@ -48,6 +48,31 @@ constexpr auto matmul_tiles(std::index_sequence<Rows...>) {
   return std::array<Tile, sizeof...(Rows)>{&matmul_tile<Rows + 1>...};
 }
 
+/// y[rows x n] = a[rows x k] (strides a_row, a_col) x b[k x n] (row stride ldb), rows <= MaxRows:
+/// whole blocks of two vectors of columns by the unrolled tile, the last partial block by a
+/// generic loop.
+template <std::size_t MaxRows>
+void matmul_rows(const float* a, std::size_t a_row, std::size_t a_col, const float* b, std::size_t ldb, std::size_t k,
+                 std::size_t rows, std::size_t n, float* y, std::size_t ldy) {
+  static constexpr auto tiles = matmul_tiles(std::make_index_sequence<MaxRows>{});
+  std::size_t j = 0;
+  for (; j + 2 * lanes <= n; j += 2 * lanes) tiles[rows - 1](a, a_row, a_col, b + j, ldb, k, y + j, ldy);
+  if (j == n) return;
+  const std::size_t n0 = std::min(lanes, n - j), n1 = n - j - n0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    Vec acc0(0.0f), acc1(0.0f);
+    for (std::size_t p = 0; p < k; ++p) {
+      const float* bp = b + p * ldb + j;
+      const Vec ar(a[r * a_row + p * a_col]);
+      acc0 = xsimd::fma(ar, load_tail(bp, n0), acc0);
+      if (n1 > 0) acc1 = xsimd::fma(ar, load_tail(bp + lanes, n1), acc1);
+    }
+    float* yr = y + r * ldy + j;
+    store_tail(yr, acc0, n0);
+    if (n1 > 0) store_tail(yr + lanes, acc1, n1);
+  }
+}
+
 }  // namespace detail
 
 /// Deviation from Ref: transpose_a and transpose_b together run on the Ref workload.
@@ -86,29 +111,11 @@ struct Kernel<ops::BatchMatMul, DataType::Float32> : Float32Kernel<ops::BatchMat
  private:
   static constexpr std::size_t rows_per_task = lanes >= 16 ? 8 : 4;  // accumulators that fit the registers
 
-  // y[first..first+rows) = a rows x b, b stored [K, N]: two vectors of each b row per step of K,
-  // whole blocks of columns by the unrolled tile, the last partial block by the generic loop.
+  // y[first..first+rows) = a rows x b, b stored [K, N].
   void row_tile(const float* a, const float* b, float* y, std::size_t first, std::size_t rows) const {
-    static constexpr auto tiles = detail::matmul_tiles(std::make_index_sequence<rows_per_task>{});
     const std::size_t a_row = params_.transpose_a ? 1 : g_.k, a_col = params_.transpose_a ? g_.m : 1;
-    const float* a_first = a + first * a_row;
-    std::size_t j = 0;
-    for (; j + 2 * lanes <= g_.n; j += 2 * lanes)
-      tiles[rows - 1](a_first, a_row, a_col, b + j, g_.n, g_.k, y + first * g_.n + j, g_.n);
-    if (j == g_.n) return;
-    const std::size_t n0 = std::min(lanes, g_.n - j), n1 = g_.n - j - n0;
-    for (std::size_t r = 0; r < rows; ++r) {
-      Vec acc0(0.0f), acc1(0.0f);
-      for (std::size_t p = 0; p < g_.k; ++p) {
-        const float* bp = b + p * g_.n + j;
-        const Vec ar(a_first[r * a_row + p * a_col]);
-        acc0 = xsimd::fma(ar, load_tail(bp, n0), acc0);
-        if (n1 > 0) acc1 = xsimd::fma(ar, load_tail(bp + lanes, n1), acc1);
-      }
-      float* yr = y + (first + r) * g_.n + j;
-      store_tail(yr, acc0, n0);
-      if (n1 > 0) store_tail(yr + lanes, acc1, n1);
-    }
+    detail::matmul_rows<rows_per_task>(a + first * a_row, a_row, a_col, b, g_.n, g_.k, rows, g_.n, y + first * g_.n,
+                                       g_.n);
   }
 
   // b stored [N, K] (transpose_b) and a rows contiguous: each y element a dot product along K.
