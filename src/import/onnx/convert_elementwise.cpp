@@ -397,6 +397,32 @@ Status binary(Importer& im) {
   return binary_op(im, Operation, *a, *b);
 }
 
+// Pow: the result has the base's type (ONNX's T); the exponent may have another (T1). Computed
+// operands of two types compute in Float32, an integer result truncated back as ONNX Runtime's is.
+Status power(Importer& im) {
+  KILN_ONNX_TRY(base, im.input(0));
+  KILN_ONNX_TRY(exponent, im.input(1));
+  if (im.opset() < 7 || base->type == exponent->type || base->constant || exponent->constant)
+    return binary<ops::BinaryOperation::Power>(im);
+  auto as_float = [&](Value& v, std::string_view suffix) -> Expected<Value> {
+    if (v.type == DataType::Float32) return v;
+    KILN_ONNX_TRY(slot, im.plain(v));
+    KILN_ONNX_TRY(cast, im.add<ops::Cast>({DataType::Float32}, {slot}, suffix));
+    Value widened;
+    widened.dims = v.dims;
+    widened.held.push_back({cast, layout_order(Layout::Plain, v.dims.size())});
+    return widened;
+  };
+  KILN_ONNX_TRY(x, as_float(*base, "base_as_float"));
+  KILN_ONNX_TRY(y, as_float(*exponent, "exponent_as_float"));
+  const DataType result = base->type;
+  return broadcast_layer<2>(im, {&x, &y}, [&](const auto& in) -> Expected<OutputSlot> {
+    auto raised = im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Power}, in);
+    if (!raised || result == DataType::Float32) return raised;
+    return im.add<ops::Cast>({result}, {*raised}, "as_base_type");
+  });
+}
+
 // Max, Min and Sum take one or more inputs.
 template <ops::BinaryOperation Operation>
 Status variadic(Importer& im) {
@@ -507,7 +533,7 @@ constexpr ConverterEntry elementwise[] = {
     {"Neg", unary<ops::UnaryOperation::Neg>},
     {"Not", logical_not},
     {"Or", two_inputs<ops::LogicalOperation::Or, logical_op>},
-    {"Pow", binary<ops::BinaryOperation::Power>},
+    {"Pow", power},
     {"PRelu", prelu},
     {"Reciprocal", unary<ops::UnaryOperation::Reciprocal>},
     {"Round", unary<ops::UnaryOperation::Round>},
