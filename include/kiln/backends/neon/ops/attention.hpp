@@ -27,7 +27,7 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
   explicit Kernel(const WorkloadInfo<ops::Attention>& info)
       : Float32Kernel(info),
         sizes_(ops::Attention::sizes(info.params, info.inputs)),
-        tile_(std::min(tile_keys, (sizes_.keys + lanes - 1) / lanes * lanes)) {
+        tile_(std::min(tile_keys, (sizes_.keys + 2 * lanes - 1) / (2 * lanes) * (2 * lanes))) {
     if (info.inputs.size() > 3) {
       const TensorShape& q = info.inputs[0].shape;
       batch_shape_ = TensorShape(q.dims().first(q.rank() - 2));
@@ -38,8 +38,8 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
     }
   }
 
-  /// Per thread: a block's tile of scores, the tile's keys as columns when they come as rows, the
-  /// block's weighted values and one tile's share of them, in whole cache lines.
+  /// Per thread: a block's tile of scores, the tile's keys gathered as columns, the block's
+  /// weighted values and one tile's share of them, in whole cache lines.
   ScratchSize scratch(const Context& context) const {
     return {std::uint64_t{context.threads()} * per_thread() * sizeof(float), 64};
   }
@@ -78,8 +78,8 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
     return (floats + line - 1) / line * line;
   }
   std::size_t per_thread() const {
-    const std::size_t key_columns = params_.key_rows ? whole_lines(sizes_.depth * tile_) : 0;
-    return whole_lines(block_rows * tile_) + key_columns + 2 * whole_lines(block_rows * sizes_.value_depth);
+    return whole_lines(block_rows * tile_) + whole_lines(sizes_.depth * tile_) +
+           2 * whole_lines(block_rows * sizes_.value_depth);
   }
   std::size_t rank() const { return batch_shape_.rank() + 2; }
   std::uint64_t mask_offset(std::uint64_t b) const {
@@ -97,7 +97,7 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
     const std::size_t depth = sizes_.depth, n = sizes_.keys, value_depth = sizes_.value_depth, rows = block.rows;
     float* scores = buffer;
     float* key_columns = scores + whole_lines(block_rows * tile_);
-    float* weighted = key_columns + (params_.key_rows ? whole_lines(depth * tile_) : 0);
+    float* weighted = key_columns + whole_lines(depth * tile_);
     float* tile_share = weighted + whole_lines(block_rows * value_depth);
     float running_max[block_rows], running_sum[block_rows];
     std::fill_n(running_max, rows, -std::numeric_limits<float>::infinity());
@@ -106,16 +106,25 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
     const Vec scale(params_.scale), lowest(-std::numeric_limits<float>::infinity()), zero(0.0f);
     for (std::size_t first = 0; first < n; first += tile_) {
       const std::size_t count = std::min(tile_, n - first);
-      // The keys of the tile as columns [depth, count]: in place, or gathered from their rows.
+      // The keys of the tile as columns [depth, count]: in place when they come so and fill whole
+      // register tiles; otherwise gathered, the columns up to a whole tile zero, so that the
+      // product never takes the tiles' slow tail.
+      const std::size_t padded = (count + 2 * lanes - 1) / (2 * lanes) * (2 * lanes);
       const float* columns = block.keys + first;
       std::size_t column_stride = n;
-      if (params_.key_rows) {
-        for (std::size_t j = 0; j < count; ++j)
-          for (std::size_t d = 0; d < depth; ++d) key_columns[d * count + j] = block.keys[(first + j) * depth + d];
+      if (params_.key_rows || padded != count) {
+        for (std::size_t d = 0; d < depth; ++d) {
+          float* to = key_columns + d * padded;
+          if (params_.key_rows)
+            for (std::size_t j = 0; j < count; ++j) to[j] = block.keys[(first + j) * depth + d];
+          else
+            std::copy_n(block.keys + d * n + first, count, to);
+          std::fill(to + count, to + padded, 0.0f);
+        }
         columns = key_columns;
-        column_stride = count;
+        column_stride = padded;
       }
-      detail::matmul_rows<block_rows>(block.queries, depth, 1, columns, column_stride, depth, rows, count, scores,
+      detail::matmul_rows<block_rows>(block.queries, depth, 1, columns, column_stride, depth, rows, padded, scores,
                                       tile_);
       for (std::size_t r = 0; r < rows; ++r) {
         float* row = scores + r * tile_;
@@ -163,7 +172,7 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
   }
 
   ops::Attention::Sizes sizes_;
-  std::size_t tile_;  ///< keys a tile holds: tile_keys, or all of them in whole vectors
+  std::size_t tile_;  ///< keys a tile holds: tile_keys, or all of them in whole register tiles
   TensorShape batch_shape_;
   ref::Strides mask_strides_{};
 };

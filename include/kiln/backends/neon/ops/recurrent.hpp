@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neon Recurrent: the input's products with W for every step in one packed GEMM, then per step the
-// hidden state's products with R (a GEMM over the batch) and the cell's equations a vector at a time.
+// hidden states' products with R (a GEMM over the batch, on one thread unless it is large) and the
+// cell's equations a vector at a time.
 #pragma once
 
 #include <algorithm>
@@ -109,7 +110,7 @@ struct Kernel<ops::Recurrent, DataType::Float32> : Float32Kernel<ops::Recurrent>
         // Step s of batch entry b reads step t of its sequence; entries already at their end keep their state.
         auto step_of = [&](std::size_t b) { return reverse ? length(b) - 1 - s : s; };
         auto active = [&](std::size_t b) { return s < length(b); };
-        gemm(context, DenseRows{state, h}, batch, direction.recurrent, gates, gated, {}, {});
+        step_product(context, state, direction.recurrent, gates, gated);
         for (std::size_t b = 0; b < batch; ++b) {
           if (!active(b)) continue;
           add(gates + b * gated, projected + layout_.x_row(step_of(b), b) * gated, direction.recurrent.n());
@@ -147,6 +148,19 @@ struct Kernel<ops::Recurrent, DataType::Float32> : Float32Kernel<ops::Recurrent>
     std::array<ops::Activation::Params, 3> activations;
   };
 
+  /// A step's products of the batch's rows (`hidden` values each) by packed R, into c (row stride
+  /// ldc): on this thread unless a step holds enough work to share, since every step waits for the
+  /// one before (a keyword spotter's 16K multiply-adds a step would meet the threads 49 times for
+  /// a microsecond of work each).
+  void step_product(Context& context, const float* rows, const PackedWeights& r, float* c, std::size_t ldc) const {
+    constexpr std::size_t shared_work = std::size_t{1} << 18;
+    const std::size_t batch = layout_.batch;
+    if (batch * r.n() * r.k() < shared_work)
+      gemm_on_this_thread(DenseRows{rows, layout_.hidden}, batch, r, 0, c, ldc, {});
+    else
+      gemm(context, DenseRows{rows, layout_.hidden}, batch, r, c, ldc, {}, {});
+  }
+
   /// x[i] += addend[i].
   static void add(float* x, const float* addend, std::size_t n) {
     for (std::size_t i = 0; i < n; i += lanes) {
@@ -176,8 +190,7 @@ struct Kernel<ops::Recurrent, DataType::Float32> : Float32Kernel<ops::Recurrent>
       if (!params_.linear_before_reset)
         for (std::size_t j = 0; j < h; ++j) reset[b * h + j] = gates[b * gated + h + j] * state[b * h + j];
     }
-    gemm(context, DenseRows{params_.linear_before_reset ? state : reset, h}, batch, direction.hidden, gates + 2 * h,
-         gated, {}, {});
+    step_product(context, params_.linear_before_reset ? state : reset, direction.hidden, gates + 2 * h, gated);
     for (std::size_t b = 0; b < batch; ++b) {
       if (!active(b)) continue;
       float* g = gates + b * gated;
