@@ -112,6 +112,10 @@ TEMPLATE_LIST_TEST_CASE("Recurrent on an accelerated backend matches RefBackend 
        true,
        {.input_forget = true, .clip = 0.75f}},
       {RecurrentCell::GRU, RecurrentDirection::Forward, 5, 1, 6, 1, false, false, false, false, {}},
+      // One batch entry: the steps' products as one row (gemv_on_this_thread), panels in groups of four and a partial
+      // one.
+      {RecurrentCell::LSTM, RecurrentDirection::Forward, 6, 33, 5, 1, false, true, true, true, {}},
+      {RecurrentCell::GRU, RecurrentDirection::Bidirectional, 3, 40, 4, 1, true, false, true, false, {}},
       {RecurrentCell::GRU, RecurrentDirection::Bidirectional, 6, 13, 5, 4, true, true, true, false, {}},
       {RecurrentCell::GRU,
        RecurrentDirection::Reverse,

@@ -155,7 +155,9 @@ struct Kernel<ops::Recurrent, DataType::Float32> : Float32Kernel<ops::Recurrent>
   void step_product(Context& context, const float* rows, const PackedWeights& r, float* c, std::size_t ldc) const {
     constexpr std::size_t shared_work = std::size_t{1} << 18;
     const std::size_t batch = layout_.batch;
-    if (batch * r.n() * r.k() < shared_work)
+    if (batch == 1 && r.n() * r.k() < shared_work)
+      gemv_on_this_thread(rows, r, c);
+    else if (batch * r.n() * r.k() < shared_work)
       gemm_on_this_thread(DenseRows{rows, layout_.hidden}, batch, r, 0, c, ldc, {});
     else
       gemm(context, DenseRows{rows, layout_.hidden}, batch, r, c, ldc, {}, {});

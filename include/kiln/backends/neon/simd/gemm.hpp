@@ -277,6 +277,39 @@ inline void gemm_on_this_thread(const DenseRows& a, std::size_t m, const PackedW
   }
 }
 
+/// c[n] = x[K] B + bias for one row x and group 0 of packed weights, on the calling thread: four
+/// panels at a time, so that eight chains of multiply-adds hide their latency where a one-row tile
+/// has two (a recurrent layer's step, a GEMV, waits on them). The same arithmetic as gemm_tile:
+/// each element the bias, then one fused multiply-add per k in k order.
+inline void gemv_on_this_thread(const float* x, const PackedWeights& b, float* c) {
+  constexpr std::size_t together = 4;
+  const std::size_t k = b.k(), n = b.n();
+  for (std::size_t first = 0; first < b.panels(); first += together) {
+    const std::size_t panels = std::min(together, b.panels() - first);
+    Vec acc[together][2];
+    const float* w[together];
+    for (std::size_t q = 0; q < together; ++q) {
+      const std::size_t p = first + std::min(q, panels - 1);  // a short group repeats its last panel
+      w[q] = b.panel(0, p);
+      acc[q][0] = Vec::load_aligned(b.bias(0, p));
+      acc[q][1] = Vec::load_aligned(b.bias(0, p) + lanes);
+    }
+    for (std::size_t i = 0; i < k; ++i) {
+      const Vec xi(x[i]);
+#pragma GCC unroll 4
+      for (std::size_t q = 0; q < together; ++q) {
+        acc[q][0] = multiply_add(xi, Vec::load_aligned(w[q] + i * gemm_nr), acc[q][0]);
+        acc[q][1] = multiply_add(xi, Vec::load_aligned(w[q] + i * gemm_nr + lanes), acc[q][1]);
+      }
+    }
+    for (std::size_t q = 0; q < panels; ++q) {
+      const std::size_t column = (first + q) * gemm_nr, columns = std::min(gemm_nr, n - column);
+      store_upto(c + column, acc[q][0], std::min(lanes, columns));
+      if (columns > lanes) store_upto(c + column + lanes, acc[q][1], columns - lanes);
+    }
+  }
+}
+
 /// Taps with fewer channels than this are gathered into a dense tile (up to gather_max_k values a row).
 inline constexpr std::size_t min_tap_channels = 8, gather_max_k = 1024;
 
