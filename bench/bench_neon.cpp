@@ -848,13 +848,13 @@ void bench_attention() {
     std::uint32_t heads, tokens, depth;
   };
   for (const Shape s : {Shape{2, 32, 32}, Shape{4, 128, 64}, Shape{4, 512, 64}, Shape{2, 2048, 64}}) {
-    const std::string name = "attention " + std::to_string(s.heads) + "x" + std::to_string(s.tokens) + "x" +
-                             std::to_string(s.depth);
+    const std::string name =
+        "attention " + std::to_string(s.heads) + "x" + std::to_string(s.tokens) + "x" + std::to_string(s.depth);
     AlignedFloats in_fused, out_fused, in_layers, out_layers;
     auto fused = load_network<kiln::NeonBackend, kiln::RefBackend>(attention_network(s.heads, s.tokens, s.depth), 1,
                                                                    in_fused, out_fused);
-    auto layers = load_network<kiln::NeonBackend, kiln::RefBackend>(attention_network(s.heads, s.tokens, s.depth), 1,
-                                                                    in_layers, out_layers, {}, {.fuse_attention = false});
+    auto layers = load_network<kiln::NeonBackend, kiln::RefBackend>(
+        attention_network(s.heads, s.tokens, s.depth), 1, in_layers, out_layers, {}, {.fuse_attention = false});
     fused.infer();
     layers.infer();
     double max_error = 0;
