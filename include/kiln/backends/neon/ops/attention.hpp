@@ -46,7 +46,9 @@ struct Kernel<ops::Attention, DataType::Float32> : Float32Kernel<ops::Attention>
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context,
            std::span<std::byte> scratch) const {
-    const auto [m, depth, n, value_depth, batches] = sizes_;
+    // Plain names rather than a structured binding: the task lambda captures them (Clang 14 cannot).
+    const std::size_t m = sizes_.queries, depth = sizes_.depth, n = sizes_.keys, value_depth = sizes_.value_depth;
+    const std::uint64_t batches = sizes_.batches;
     const std::size_t blocks = (m + block_rows - 1) / block_rows;
     const float* mask = in.size() > 3 ? floats(in[3]) : nullptr;
     float* const buffers = reinterpret_cast<float*>(scratch.data());
