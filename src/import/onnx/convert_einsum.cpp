@@ -16,6 +16,12 @@ namespace {
 /// One operand of an equation (or its output): a label per dimension.
 using Labels = std::string;
 
+/// The labels of the last `count` dimensions an ellipsis stands for: digits, aligned to the right
+/// ("89" for two), so that operands with fewer such dimensions share the trailing ones.
+std::string ellipsis_labels(std::size_t count) {
+  return std::string("0123456789").substr(10 - std::min<std::size_t>(count, 10));
+}
+
 /// Splits "ab,bc->ac" into the operands' labels and the output's; ellipses become one label per
 /// dimension they stand for (the digits, aligned to the right as numpy broadcasts them), and an
 /// equation without "->" gets numpy's implicit output, the labels used once in alphabetical order.
@@ -46,9 +52,7 @@ Expected<std::pair<std::vector<Labels>, Labels>> parse_equation(Importer& im, st
     if (dots == std::string::npos) return Status::ok();
     const std::size_t covered = rank - named;
     ellipsis_dims = std::max(ellipsis_dims, covered);
-    std::string digits;
-    for (std::size_t i = 0; i < covered; ++i) digits += static_cast<char>('0' + (9 - covered + 1 + i));
-    labels.replace(dots, 3, digits);
+    labels.replace(dots, 3, ellipsis_labels(covered));
     return Status::ok();
   };
   for (std::size_t i = 0; i < operands.size(); ++i)
@@ -56,16 +60,13 @@ Expected<std::pair<std::vector<Labels>, Labels>> parse_equation(Importer& im, st
   Labels output;
   if (arrow != std::string::npos) {
     output = equation.substr(arrow + 2);
-    if (output.find("...") != std::string::npos) {
-      std::string digits;
-      for (std::size_t i = 0; i < ellipsis_dims; ++i) digits += static_cast<char>('0' + (9 - ellipsis_dims + 1 + i));
-      output.replace(output.find("..."), 3, digits);
-    }
+    if (const std::size_t dots = output.find("..."); dots != std::string::npos)
+      output.replace(dots, 3, ellipsis_labels(ellipsis_dims));
   } else {
     std::map<char, int> uses;
     for (const Labels& labels : operands)
       for (char c : labels) ++uses[c];
-    for (std::size_t i = 0; i < ellipsis_dims; ++i) output += static_cast<char>('0' + (9 - ellipsis_dims + 1 + i));
+    output = ellipsis_labels(ellipsis_dims);
     for (const auto& [c, n] : uses)
       if (n == 1 && std::isalpha(static_cast<unsigned char>(c))) output += c;
   }
