@@ -15,15 +15,6 @@ namespace kiln::passes {
 
 namespace detail {
 
-/// The one layer that reads `slot`, if exactly one does.
-inline std::optional<LayerId> only_reader(const Network& network, OutputSlot slot) {
-  if (network.readers(slot) != 1) return std::nullopt;
-  for (LayerId id : network.execution_order())
-    for (const auto& input : network.layer(id).inputs)
-      if (input == slot) return id;
-  return std::nullopt;
-}
-
 /// Whether `slot` is a Float32 BatchMatMul output whose leading dimensions its two operands share
 /// (no broadcasting), its left operand not transposed.
 inline const ops::BatchMatMul::Params* plain_batch_mat_mul(const Network& network, OutputSlot slot) {

@@ -52,14 +52,20 @@ inline std::optional<OutputSlot> other_operand(const Layer& layer, OutputSlot kn
   return std::nullopt;
 }
 
-/// The one layer that reads `slot`, if exactly one does and it is an op-`operation` ElementwiseBinary
-/// (is_binary).
-inline std::optional<LayerId> binary_reader(const Network& network, OutputSlot slot, ops::BinaryOperation operation) {
+/// The one layer that reads `slot`, if exactly one does.
+inline std::optional<LayerId> only_reader(const Network& network, OutputSlot slot) {
   if (network.readers(slot) != 1) return std::nullopt;
   for (LayerId id : network.execution_order())
     for (const auto& input : network.layer(id).inputs)
-      if (input == slot) return is_binary(network.layer(id), operation) ? std::optional<LayerId>(id) : std::nullopt;
+      if (input == slot) return id;
   return std::nullopt;
+}
+
+/// The one layer that reads `slot`, if exactly one does and it is an op-`operation` ElementwiseBinary
+/// (is_binary).
+inline std::optional<LayerId> binary_reader(const Network& network, OutputSlot slot, ops::BinaryOperation operation) {
+  const auto reader = only_reader(network, slot);
+  return reader && is_binary(network.layer(*reader), operation) ? reader : std::nullopt;
 }
 
 }  // namespace detail
