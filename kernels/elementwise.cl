@@ -26,7 +26,12 @@ inline float binary(int op, float a, float b) {
     case 4: return isnan(a) || isnan(b) ? NAN : fmax(a, b);  // numpy maximum propagates NaN
     case 5: return isnan(a) || isnan(b) ? NAN : fmin(a, b);
     case 6: return pow(a, b);
-    default: return a >= 0.0f ? a : a * b;  // PRelu
+    case 7: return a >= 0.0f ? a : a * b;  // PRelu
+    case 8: {  // Mod: the remainder takes the divisor's sign
+      const float r = fmod(a, b);
+      return r != 0.0f && (r < 0.0f) != (b < 0.0f) ? r + b : r;
+    }
+    default: return fmod(a, b);  // FMod
   }
 }
 

@@ -22,6 +22,31 @@ TEST_CASE("ElementwiseBinary: hand-computed broadcasting", "[ops][elementwise_bi
   check_op<ops::ElementwiseBinary>(
       {O::PRelu}, {TestTensor::f32({2, 3}, {-2, 0, 3, -4, 5, -6}), TestTensor::f32({3}, {0.5f, 2, -1})},
       {TestTensor::f32({2, 3}, {-1, 0, 3, -2, 5, 6})});
+  // Mod takes the divisor's sign (Python's -7 % 3 == 2), FMod the dividend's (C's fmod(-7, 3) == -1).
+  const auto dividends = TestTensor::f32({4}, {-7, 7, -7, 5.5f});
+  const auto divisors = TestTensor::f32({4}, {3, -3, -3, 2});
+  check_op<ops::ElementwiseBinary>({O::Mod}, {dividends, divisors}, {TestTensor::f32({4}, {2, -2, -1, 1.5f})});
+  check_op<ops::ElementwiseBinary>({O::FMod}, {dividends, divisors}, {TestTensor::f32({4}, {-1, 1, -1, 1.5f})});
+}
+
+TEST_CASE("ElementwiseBinary on Signed32: wrap-around, truncation, remainders (hand-computed)",
+          "[ops][elementwise_binary]") {
+  using O = ops::BinaryOperation;
+  const auto a = TestTensor::i32({5}, {-7, 7, 2147483647, -2147483647 - 1, 9});
+  const auto b = TestTensor::i32({5}, {3, -3, 1, -1, 4});
+  check_op<ops::ElementwiseBinary>({O::Add}, {a, b}, {TestTensor::i32({5}, {-4, 4, -2147483647 - 1, 2147483647, 13})});
+  check_op<ops::ElementwiseBinary>({O::Div}, {a, b}, {TestTensor::i32({5}, {-2, -2, 2147483647, -2147483647 - 1, 2})});
+  check_op<ops::ElementwiseBinary>({O::Mod}, {a, b}, {TestTensor::i32({5}, {2, -2, 0, 0, 1})});
+  check_op<ops::ElementwiseBinary>({O::FMod}, {a, b}, {TestTensor::i32({5}, {-1, 1, 0, 0, 1})});
+  check_op<ops::ElementwiseBinary>({O::Power}, {TestTensor::i32({3}, {-3, 2, 65536}), TestTensor::i32({}, {3})},
+                                   {TestTensor::i32({3}, {-27, 8, 0})});
+  // A zero divisor or a negative exponent is an error naming the element, never undefined behaviour.
+  auto by_zero = run_op<ops::ElementwiseBinary>({O::Mod}, {a, TestTensor::i32({}, {0})});
+  REQUIRE_FALSE(by_zero);
+  CHECK_THAT(by_zero.status().message(), Catch::Contains("Signed32 Mod of -7 and 0 at element 0: division by zero"));
+  auto negative = run_op<ops::ElementwiseBinary>({O::Power}, {a, TestTensor::i32({}, {-1})});
+  REQUIRE_FALSE(negative);
+  CHECK_THAT(negative.status().message(), Catch::Contains("negative exponent"));
 }
 
 TEMPLATE_LIST_TEST_CASE("ElementwiseBinary matches PyTorch", "[ops][elementwise_binary]", tested_backends) {
@@ -62,6 +87,12 @@ TEMPLATE_LIST_TEST_CASE("ElementwiseBinary matches RefBackend on broadcasts and 
     INFO("PRelu, " << a.to_string() << " and " << b.to_string());
     check_against_ref<ops::ElementwiseBinary, TestType>({O::PRelu}, {random_f32(a, 1), random_f32(b, 2)}, 4e-6, 1e-6);
   }
+  for (O op : {O::Mod, O::FMod})  // mixed signs; remainders are exact, so every backend's agree exactly
+    for (const auto& [a, b] : shapes) {
+      INFO("operation " << to_string(op) << ", " << a.to_string() << " and " << b.to_string());
+      check_against_ref<ops::ElementwiseBinary, TestType>({op}, {random_f32(a, 3, -9.0f, 9.0f), random_f32(b, 4)}, 0,
+                                                          0);
+    }
 }
 
 TEMPLATE_LIST_TEST_CASE("ElementwiseBinary with a fused activation", "[ops][elementwise_binary]", tested_backends) {

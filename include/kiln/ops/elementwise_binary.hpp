@@ -2,9 +2,10 @@
 // ElementwiseBinary: arithmetic on two tensors with numpy broadcasting.
 #pragma once
 
-#include <string_view>
-
+#include <cmath>
 #include <optional>
+#include <string_view>
+#include <type_traits>
 
 #include "kiln/ops/activation.hpp"
 #include "kiln/ops/op_common.hpp"
@@ -20,14 +21,30 @@ enum class BinaryOperation : std::uint8_t {
   Minimum,
   Power,
   PRelu,  ///< a if a >= 0 else a * b: b holds the slopes (ONNX PRelu, Arm NN PreluLayer, TFLite PRELU)
+  Mod,    ///< the remainder with the divisor's sign (Python's %, ONNX Mod with fmod = 0, TFLite FLOOR_MOD)
+  FMod,   ///< the remainder with the dividend's sign (C's fmod, ONNX Mod with fmod = 1)
 };
 
 constexpr std::string_view to_string(BinaryOperation op) noexcept {
-  constexpr std::string_view names[] = {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Power", "PRelu"};
+  constexpr std::string_view names[] = {"Add",     "Sub",   "Mul",   "Div", "Maximum",
+                                        "Minimum", "Power", "PRelu", "Mod", "FMod"};
   return names[static_cast<std::size_t>(op)];
 }
 
-/// Elementwise binary operation (Arm NN ElementwiseBinaryLayer, ONNX Add/Sub/Mul/Div/Max/Min/Pow/PRelu).
+/// a Mod b or a FMod b, the one definition every backend and the importer's folding compute. For
+/// integers the caller checks b != 0; floats follow std::fmod (a NaN for b = 0).
+template <class T>
+T remainder(BinaryOperation op, T a, T b) {
+  T r;
+  if constexpr (std::is_floating_point_v<T>)
+    r = std::fmod(a, b);
+  else
+    r = b == T(-1) ? T(0) : T(a % b);  // the lowest value % -1 overflows
+  if (op == BinaryOperation::Mod && r != T(0) && (r < T(0)) != (b < T(0))) r += b;
+  return r;
+}
+
+/// Elementwise binary operation (Arm NN ElementwiseBinaryLayer, ONNX Add/Sub/Mul/Div/Max/Min/Pow/PRelu/Mod).
 /// Shapes broadcast as in numpy; both inputs have the same type.
 struct ElementwiseBinary {
   static constexpr std::string_view name = "ElementwiseBinary";

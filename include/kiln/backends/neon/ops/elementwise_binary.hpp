@@ -101,6 +101,15 @@ void elementwise(const ops::ElementwiseBinary::Params& params, std::span<const C
     case O::Minimum: return with_op([=](Vec a, Vec b) { return nan_if_either(a, b, xsimd::min(a, b)); });
     case O::Power: return with_op([](Vec a, Vec b) { return xsimd::pow(a, b); });
     case O::PRelu: return with_op([](Vec a, Vec b) { return xsimd::select(a >= Vec(0.0f), a, a * b); });
+    case O::Mod:
+    case O::FMod:  // lane by lane: a - trunc(a / b) * b in vectors is not exact, std::fmod is
+      return with_op([op = params.operation](Vec a, Vec b) {
+        alignas(Vec::arch_type::alignment()) std::array<float, lanes> x, y;
+        a.store_aligned(x.data());
+        b.store_aligned(y.data());
+        for (std::size_t i = 0; i < lanes; ++i) x[i] = ops::remainder(op, x[i], y[i]);
+        return Vec::load_aligned(x.data());
+      });
   }
 }
 

@@ -29,6 +29,8 @@ struct Workload<ops::ElementwiseBinary, RefBackend, DataType::Float32> : ref::Fl
       case O::Minimum: return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
       case O::Power: return std::pow(a, b);
       case O::PRelu: return a >= 0.0f ? a : a * b;
+      case O::Mod:
+      case O::FMod: return ops::remainder(op, a, b);
     }
     return a;
   }
@@ -45,8 +47,8 @@ struct Workload<ops::ElementwiseBinary, RefBackend, DataType::Float32> : ref::Fl
 };
 
 /// Signed32: the integer arithmetic of shape and index computations, as numpy and ONNX define it on
-/// int32. Add, Sub, Mul and Power wrap around on overflow; Div truncates toward zero. A division by
-/// zero or a negative power is an error at run (numpy raises on them too), never undefined behaviour.
+/// int32. Add, Sub, Mul and Power wrap around on overflow; Div truncates toward zero. A division (or
+/// Mod) by zero or a negative power is an error at run (numpy raises on them too), never undefined behaviour.
 template <>
 struct Workload<ops::ElementwiseBinary, RefBackend, DataType::Signed32> {
   static Status is_supported(const WorkloadInfo<ops::ElementwiseBinary>& info) {
@@ -57,7 +59,7 @@ struct Workload<ops::ElementwiseBinary, RefBackend, DataType::Signed32> {
   }
   explicit Workload(const WorkloadInfo<ops::ElementwiseBinary>& info) : operation(info.params.operation) {}
 
-  /// a op b, or nothing for a division by zero or a negative exponent.
+  /// a op b, or nothing for a division (or remainder) by zero or a negative exponent.
   static std::optional<std::int32_t> apply(ops::BinaryOperation op, std::int32_t a, std::int32_t b) {
     using O = ops::BinaryOperation;
     using U = std::uint32_t;  // unsigned arithmetic wraps where signed overflow would be undefined
@@ -79,6 +81,10 @@ struct Workload<ops::ElementwiseBinary, RefBackend, DataType::Signed32> {
         return static_cast<std::int32_t>(result);
       }
       case O::PRelu: return a >= 0 ? a : static_cast<std::int32_t>(U(a) * U(b));
+      case O::Mod:
+      case O::FMod:
+        if (b == 0) return std::nullopt;
+        return ops::remainder(op, a, b);
     }
     return a;
   }
@@ -93,7 +99,7 @@ struct Workload<ops::ElementwiseBinary, RefBackend, DataType::Signed32> {
       if (!value && status)
         status = Status::error(ErrorCode::InvalidArgument, "Signed32 ", ops::to_string(operation), " of ", a[at[0]],
                                " and ", b[at[1]], " at element ", i,
-                               operation == ops::BinaryOperation::Div ? ": division by zero" : ": negative exponent");
+                               operation == ops::BinaryOperation::Power ? ": negative exponent" : ": division by zero");
       y[i] = value.value_or(0);
     });
     return status;
