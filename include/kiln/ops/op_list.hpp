@@ -18,6 +18,7 @@
 #include "kiln/ops/concat.hpp"
 #include "kiln/ops/constant.hpp"
 #include "kiln/ops/convolution2d.hpp"
+#include "kiln/ops/cumulative_sum.hpp"
 #include "kiln/ops/depthwise_convolution2d.hpp"
 #include "kiln/ops/elementwise_binary.hpp"
 #include "kiln/ops/elementwise_unary.hpp"
@@ -40,6 +41,7 @@
 #include "kiln/ops/softmax.hpp"
 #include "kiln/ops/split.hpp"
 #include "kiln/ops/strided_slice.hpp"
+#include "kiln/ops/top_k.hpp"
 #include "kiln/ops/transpose.hpp"
 #include "kiln/ops/transpose_convolution2d.hpp"
 
@@ -57,11 +59,12 @@ concept OpDescriptor = requires(const typename Op::Params& params, std::span<con
 namespace ops {
 
 /// Every op, alphabetical. Adding an op adds one line here.
-using op_list = TypeList<Activation, ArgMinMax, Attention, BatchMatMul, BatchNormalization, Cast, Comparison, Concat,
-                         Constant, Convolution2d, DepthwiseConvolution2d, Dequantize, ElementwiseBinary,
-                         ElementwiseUnary, FullyConnected, Gather, GatherElements, Input, LayerNormalization,
-                         LogicalBinary, MemCopy, Output, Pad, Pooling2d, Quantize, Recurrent, Reduce, Requantize,
-                         Reshape, Resize, Select, Softmax, Split, StridedSlice, Transpose, TransposeConvolution2d>;
+using op_list =
+    TypeList<Activation, ArgMinMax, Attention, BatchMatMul, BatchNormalization, Cast, Comparison, Concat, Constant,
+             Convolution2d, CumulativeSum, DepthwiseConvolution2d, Dequantize, ElementwiseBinary, ElementwiseUnary,
+             FullyConnected, Gather, GatherElements, Input, LayerNormalization, LogicalBinary, MemCopy, Output, Pad,
+             Pooling2d, Quantize, Recurrent, Reduce, Requantize, Reshape, Resize, Select, Softmax, Split, StridedSlice,
+             TopK, Transpose, TransposeConvolution2d>;
 
 inline constexpr std::size_t op_count = op_list::size;
 

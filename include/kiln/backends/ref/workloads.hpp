@@ -11,6 +11,7 @@
 #include "kiln/backends/ref/ops/comparison.hpp"
 #include "kiln/backends/ref/ops/concat.hpp"
 #include "kiln/backends/ref/ops/convolution2d.hpp"
+#include "kiln/backends/ref/ops/cumulative_sum.hpp"
 #include "kiln/backends/ref/ops/depthwise_convolution2d.hpp"
 #include "kiln/backends/ref/ops/elementwise_binary.hpp"
 #include "kiln/backends/ref/ops/elementwise_unary.hpp"
@@ -31,6 +32,7 @@
 #include "kiln/backends/ref/ops/softmax.hpp"
 #include "kiln/backends/ref/ops/split.hpp"
 #include "kiln/backends/ref/ops/strided_slice.hpp"
+#include "kiln/backends/ref/ops/top_k.hpp"
 #include "kiln/backends/ref/ops/transpose.hpp"
 #include "kiln/backends/ref/ops/transpose_convolution2d.hpp"
 // After every op: Float16 runs the Float32 workloads above.
