@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Resize: hand-computed nearest and bilinear, PyTorch interpolate fixtures, errors.
+// Resize: hand-computed nearest, bilinear and bicubic, PyTorch interpolate fixtures, errors.
+#include <tuple>
+
 #include "support/fixtures.hpp"
 
 using namespace kiln;
@@ -27,9 +29,37 @@ TEMPLATE_LIST_TEST_CASE("Resize matches PyTorch interpolate", "[ops][resize]", t
       ops::Resize::Params p{static_cast<ops::ResizeMethod>(c.u32("method")), c.u32("size", 0), c.u32("size", 1),
                             static_cast<ops::CoordinateTransform>(c.u32("transform")),
                             static_cast<ops::NearestRounding>(c.u32("rounding"))};
+      if (c.params.count("scale") != 0) {
+        p.height_scale = c.f32("scale", 0);
+        p.width_scale = c.f32("scale", 1);
+      }
+      // Bicubic is RefBackend's: NeonBackend runs it through its fallback; ClBackend has none.
+      if (p.method == ops::ResizeMethod::Bicubic && std::same_as<typename TestType::fallback, void>) return;
       check_op<ops::Resize, TestType>(p, {c.tensor("input")}, {c.tensor("output")}, 1e-5, 1e-6);
     }
   }
+}
+
+TEST_CASE("Bicubic Resize: Keys' kernel by hand, edge taps clamped or excluded", "[ops][resize]") {
+  // 1 x 4 -> 1 x 2, asymmetric: output column 1 samples x = 2, a whole coordinate, which takes
+  // its pixel alone; column 0 samples x = 0, whose left taps (-1) clamp to pixel 0 and weigh 0.
+  const auto x = TestTensor::f32({1, 1, 4, 1}, {1, 2, 4, 8});
+  ops::Resize::Params p{.method = ops::ResizeMethod::Bicubic, .height = 1, .width = 2};
+  check_op<ops::Resize>(p, {x}, {TestTensor::f32({1, 1, 2, 1}, {1, 4})});
+  // Half pixel, 1 x 4 -> 1 x 8: column 0 samples x = -0.25. With a = -0.5 the taps -2..1 sit at
+  // distances 1.75, 0.75, 0.25, 1.25, weights -0.0234375, 0.2265625, 0.8671875, -0.0703125. Clamped,
+  // taps -2 and -1 read pixel 0: 0.203125 * 1 + 0.8671875 * 1 - 0.0703125 * 2 = 0.9296875. With
+  // exclude_outside they weigh nothing and the others are divided by 0.796875: (0.8671875 - 0.140625)
+  // / 0.796875 = 0.91176470...
+  p = {.method = ops::ResizeMethod::Bicubic, .height = 1, .width = 8, .transform = ops::CoordinateTransform::HalfPixel};
+  p.cubic_coefficient = -0.5f;
+  auto clamped = run_op<ops::Resize>(p, {x});
+  REQUIRE(clamped);
+  CHECK((*clamped)[0].floats()[0] == Approx(0.9296875f));
+  p.exclude_outside = true;
+  auto excluded = run_op<ops::Resize>(p, {x});
+  REQUIRE(excluded);
+  CHECK((*excluded)[0].floats()[0] == Approx(0.7265625f / 0.796875f));
 }
 
 TEST_CASE("Resize rejects an empty output size", "[ops][resize][errors]") {
@@ -43,13 +73,22 @@ TEMPLATE_LIST_TEST_CASE("Resize matches RefBackend up and down with every transf
   using T = ops::CoordinateTransform;
   using R = ops::NearestRounding;
   for (std::uint32_t channels : {1u, 3u, 17u, 33u})
-    for (T transform : {T::Asymmetric, T::HalfPixel, T::AlignCorners}) {
+    for (T transform : {T::Asymmetric, T::HalfPixel, T::AlignCorners, T::PytorchHalfPixel, T::TfHalfPixelForNearest}) {
       INFO(channels << " channels, transform " << static_cast<int>(transform));
       auto x = random_f32({2, 5, 7, channels}, channels);
-      for (auto [h, w] : {std::pair{11u, 13u}, std::pair{3u, 4u}, std::pair{1u, 1u}}) {
-        check_against_ref<ops::Resize, TestType>({ops::ResizeMethod::Bilinear, h, w, transform}, {x}, 1e-5, 1e-6);
-        for (R rounding : {R::Floor, R::Ceil, R::RoundPreferFloor, R::RoundPreferCeil})
-          check_against_ref<ops::Resize, TestType>({ops::ResizeMethod::Nearest, h, w, transform, rounding}, {x}, 0, 0);
+      // Sizes from sizes, and from fractional scales that map coordinates themselves (5 x 0.7, 7 x 1.9).
+      using Target = std::tuple<std::uint32_t, std::uint32_t, float, float>;  // sizes, scales (0: sizes' ratio)
+      for (auto [h, w, h_scale, w_scale] :
+           std::initializer_list<Target>{{11, 13, 0, 0}, {3, 4, 0, 0}, {1, 1, 0, 0}, {3, 13, 0.7f, 1.9f}}) {
+        ops::Resize::Params p{ops::ResizeMethod::Bilinear, h, w, transform};
+        p.height_scale = h_scale;
+        p.width_scale = w_scale;
+        check_against_ref<ops::Resize, TestType>(p, {x}, 1e-5, 1e-6);
+        p.method = ops::ResizeMethod::Nearest;
+        for (R rounding : {R::Floor, R::Ceil, R::RoundPreferFloor, R::RoundPreferCeil}) {
+          p.rounding = rounding;
+          check_against_ref<ops::Resize, TestType>(p, {x}, 0, 0);
+        }
       }
     }
 }

@@ -44,7 +44,7 @@ constexpr std::size_t field_count() {
 template <class T, class F>
 decltype(auto) with_fields(const T& value, F&& f) {
   constexpr std::size_t n = field_count<T>();
-  static_assert(n <= 8, "kiln compile writes parameters of at most 8 fields; add a case to with_fields");
+  static_assert(n <= 10, "kiln compile writes parameters of at most 10 fields; add a case to with_fields");
   // clang-format off
   if constexpr (n == 0) { return f(); }
   else if constexpr (n == 1) { const auto& [a] = value; return f(a); }
@@ -54,7 +54,9 @@ decltype(auto) with_fields(const T& value, F&& f) {
   else if constexpr (n == 5) { const auto& [a, b, c, d, e] = value; return f(a, b, c, d, e); }
   else if constexpr (n == 6) { const auto& [a, b, c, d, e, g] = value; return f(a, b, c, d, e, g); }
   else if constexpr (n == 7) { const auto& [a, b, c, d, e, g, h] = value; return f(a, b, c, d, e, g, h); }
-  else { const auto& [a, b, c, d, e, g, h, i] = value; return f(a, b, c, d, e, g, h, i); }
+  else if constexpr (n == 8) { const auto& [a, b, c, d, e, g, h, i] = value; return f(a, b, c, d, e, g, h, i); }
+  else if constexpr (n == 9) { const auto& [a, b, c, d, e, g, h, i, j] = value; return f(a, b, c, d, e, g, h, i, j); }
+  else { const auto& [a, b, c, d, e, g, h, i, j, k] = value; return f(a, b, c, d, e, g, h, i, j, k); }
   // clang-format on
 }
 

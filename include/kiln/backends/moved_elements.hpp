@@ -39,6 +39,15 @@ inline Status check_resize_types(const WorkloadInfo<ops::Resize>& info) {
                        "neighbour; the input is ", info.inputs[0].to_string());
 }
 
+/// check_resize_types, for the backends that sample by nearest neighbour and bilinear only: bicubic
+/// runs on RefBackend.
+inline Status check_accelerated_resize(const WorkloadInfo<ops::Resize>& info) {
+  if (info.params.method == ops::ResizeMethod::Bicubic)
+    return Status::error(ErrorCode::Unsupported,
+                         "resizes by nearest neighbour and bilinear; bicubic runs on RefBackend");
+  return check_resize_types(info);
+}
+
 /// The element a Constant-mode Pad writes, its first size_of(type) bytes (the rest zero): the
 /// float, the Float16 nearest to it, or the 8-bit integer the constant quantises to.
 inline std::array<std::byte, 4> pad_element(const WorkloadInfo<ops::Pad>& info) {

@@ -18,8 +18,9 @@ class ResizeKernel : public Kernel<ops::Resize> {
  public:
   using Kernel::Kernel;
   static Status is_supported(const WorkloadInfo<ops::Resize>& info) {
-    if (info.inputs[0].type == DataType::Float16) return ref::require_type(info, DataType::Float16);
-    return check_resize_types(info);
+    if (info.inputs[0].type == DataType::Float16 && info.params.method != ops::ResizeMethod::Bicubic)
+      return ref::require_type(info, DataType::Float16);
+    return check_accelerated_resize(info);
   }
 
   /// Source rows and columns (and bilinear weights) depend only on the shapes: computed here once,
@@ -36,23 +37,18 @@ class ResizeKernel : public Kernel<ops::Resize> {
     const TensorShape& ys = info.outputs[0].shape;
     std::vector<cl_int> rows, columns;
     std::vector<cl_float> row_weights, column_weights;
-    auto axis = [&](std::uint32_t in, std::uint32_t out, std::vector<cl_int>& index, std::vector<cl_float>& weight) {
+    auto axis = [&](bool is_rows, std::uint32_t in, std::uint32_t out, std::vector<cl_int>& index,
+                    std::vector<cl_float>& weight) {
       for (std::uint32_t o = 0; o < out; ++o) {
-        const double s = ops::Resize::source_coordinate(info.params.transform, o, in, out);
-        if (nearest) {
-          index.push_back(
-              static_cast<cl_int>(std::clamp<std::int64_t>(ops::Resize::nearest(info.params.rounding, s), 0, in - 1)));
-          continue;
-        }
-        const double c = std::clamp(s, 0.0, double(in - 1));
-        const auto i0 = static_cast<std::int64_t>(std::floor(c));
-        index.push_back(static_cast<cl_int>(i0));
-        index.push_back(static_cast<cl_int>(std::min<std::int64_t>(i0 + 1, in - 1)));
-        weight.push_back(static_cast<cl_float>(c - i0));
+        const auto s = ops::Resize::sample(info.params, is_rows, o, in, out);
+        index.push_back(static_cast<cl_int>(s.first));
+        if (nearest) continue;
+        index.push_back(static_cast<cl_int>(s.second));
+        weight.push_back(static_cast<cl_float>(s.weight));
       }
     };
-    axis(xs[1], ys[1], rows, row_weights);
-    axis(xs[2], ys[2], columns, column_weights);
+    axis(true, xs[1], ys[1], rows, row_weights);
+    axis(false, xs[2], ys[2], columns, column_weights);
     for (const auto* table : {&rows, &columns}) {
       auto buffer = context.upload(table->data(), table->size() * sizeof(cl_int));
       if (!buffer) return buffer.status();

@@ -22,9 +22,9 @@ class ResizeKernel {
         x_(info.inputs[0].shape),
         y_(info.outputs[0].shape),
         element_(size_of(info.outputs[0].type)),
-        rows_(samples(y_[1], x_[1])),
-        columns_(samples(y_[2], x_[2])) {}
-  static Status is_supported(const WorkloadInfo<ops::Resize>& info) { return check_resize_types(info); }
+        rows_(samples(true, y_[1], x_[1])),
+        columns_(samples(false, y_[2], x_[2])) {}
+  static Status is_supported(const WorkloadInfo<ops::Resize>& info) { return check_accelerated_resize(info); }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context& context) const {
     const std::uint64_t channels = x_[3];
@@ -58,26 +58,17 @@ class ResizeKernel {
   }
 
  private:
-  /// Where one output row or column samples the input: the nearest index, or the two bilinear
-  /// neighbours and the weight of the second.
+  /// ops::Resize::Sample with its weight in Float32, as blend() takes it.
   struct Sample {
     std::int64_t first = 0, second = 0;
     float weight = 0.0f;
   };
 
-  std::vector<Sample> samples(std::uint32_t out, std::uint32_t in) const {
+  std::vector<Sample> samples(bool rows, std::uint32_t out, std::uint32_t in) const {
     std::vector<Sample> result(out);
     for (std::uint32_t o = 0; o < out; ++o) {
-      const double s = ops::Resize::source_coordinate(params_.transform, o, in, out);
-      Sample& sample = result[o];
-      if (params_.method == ops::ResizeMethod::Nearest) {
-        sample.first = std::clamp<std::int64_t>(ops::Resize::nearest(params_.rounding, s), 0, in - 1);
-        continue;
-      }
-      const double clamped = std::clamp(s, 0.0, double(in - 1));
-      sample.first = static_cast<std::int64_t>(std::floor(clamped));
-      sample.second = std::min<std::int64_t>(sample.first + 1, in - 1);
-      sample.weight = static_cast<float>(clamped - sample.first);
+      const auto s = ops::Resize::sample(params_, rows, o, in, out);
+      result[o] = {s.first, s.second, static_cast<float>(s.weight)};
     }
     return result;
   }
