@@ -306,6 +306,14 @@ def elementwise_binary():
         x, slope = rand(*shape, low=-2, high=2, rng=LATER), rand(shape[1], low=-0.5, high=0.5, rng=LATER)
         kiln_slope = slope.reshape((shape[1],) + (1,) * (len(shape) - 2))
         f.case(shape_name, dict(operation=7), a=x, b=kiln_slope, output=F.prelu(t(x), t(slope)).numpy())
+    # Mod and FMod over mixed signs, from a generator of their own so that the cases above and the
+    # other files keep their numbers.
+    own = np.random.default_rng(20261207)
+    for op_name, op_id, fn in [("mod", 8, torch.remainder), ("fmod", 9, torch.fmod)]:
+        for shape_name, sa, sb in shapes[:4]:
+            a, b = rand(*sa, low=-5.0, high=5.0, rng=own), rand(*sb, low=0.3, high=2.0, rng=own)
+            b = b * np.where(rand(*sb, rng=own) < 0, -1, 1).astype(np.float32)
+            f.case(f"{op_name}_{shape_name}", dict(operation=op_id), a=a, b=b, output=fn(t(a), t(b)).numpy())
     return f
 
 
@@ -452,6 +460,28 @@ def resize():
         x = rand(*shape)
         y = F.interpolate(nchw(x), size=size, **torch_args)
         f.case(name, dict(method=method, size=size, transform=transform, rounding=rounding), input=x, output=nhwc(y))
+    # Bicubic (method 2; torch's coefficient -0.75, taps clamped to the edge), tf_half_pixel_for_nn
+    # (transform 4: torch's nearest-exact with floor), and scales that give fractional sizes, which
+    # torch maps by when recompute_scale_factor is False. Scales are exact binary fractions, so
+    # float32 and double agree on nearest's ties. From a generator of their own: the cases above
+    # and the other files keep their numbers.
+    own = np.random.default_rng(20261207)
+    for name, shape, size, scale, method, transform, rounding, torch_args in [
+        ("bicubic_half_pixel_up", (1, 4, 5, 3), (9, 7), None, 2, 1, 0, dict(mode="bicubic", align_corners=False)),
+        ("bicubic_align_corners_down", (2, 7, 6, 2), (4, 3), None, 2, 2, 0, dict(mode="bicubic", align_corners=True)),
+        ("nearest_exact_floor", (1, 6, 5, 2), (4, 9), None, 0, 4, 0, dict(mode="nearest-exact")),
+        ("bilinear_fractional_down", (1, 7, 9, 2), None, (0.75, 0.625), 1, 1, 0, dict(mode="bilinear", align_corners=False)),
+        ("nearest_fractional_up", (1, 5, 3, 3), None, (1.75, 2.5), 0, 0, 0, dict(mode="nearest")),
+        ("bicubic_fractional_up", (1, 5, 6, 2), None, (1.5, 1.25), 2, 1, 0, dict(mode="bicubic", align_corners=False)),
+    ]:
+        x = rand(*shape, rng=own)
+        if scale is None:
+            y = F.interpolate(nchw(x), size=size, **torch_args)
+            params = dict(method=method, size=size, transform=transform, rounding=rounding, scale=(0, 0))
+        else:
+            y = F.interpolate(nchw(x), scale_factor=scale, recompute_scale_factor=False, **torch_args)
+            params = dict(method=method, size=tuple(y.shape[2:]), transform=transform, rounding=rounding, scale=scale)
+        f.case(name, params, input=x, output=nhwc(y))
     return f
 
 
@@ -532,6 +562,36 @@ def gather_elements():
         indices = LATER.integers(0, shape[axis], size=index_shape)
         y = torch.gather(t(x), axis, torch.from_numpy(indices))
         f.case(name, dict(axis=axis), input=x, indices=indices.astype(np.float32), output=y.numpy())
+    return f
+
+
+def cumulative_sum():
+    """numpy's cumsum in float64; exclusive drops the element's own term, reverse runs from the end."""
+    f = FixtureFile("cumulative_sum")
+    for name, shape, axis in [("row", (7,), 0), ("middle_axis", (3, 5, 4), 1), ("last_axis", (2, 3, 9), -1),
+                              ("first_axis", (6, 2, 3), 0)]:
+        x = rand(*shape, low=-3, high=3, rng=LATER)
+        for exclusive in (0, 1):
+            for reverse in (0, 1):
+                v = np.flip(x, axis) if reverse else x
+                y = np.cumsum(v.astype(np.float64), axis=axis)
+                if exclusive:
+                    y = y - v
+                y = np.flip(y, axis) if reverse else y
+                f.case(f"{name}_exclusive{exclusive}_reverse{reverse}", dict(axis=axis, exclusive=exclusive,
+                       reverse=reverse), input=x, output=y.astype(np.float32))
+    return f
+
+
+def top_k():
+    """torch.topk, sorted, on values drawn without repeats (torch does not promise an order for ties)."""
+    f = FixtureFile("top_k")
+    for name, shape, k, axis, largest in [("largest_last_axis", (3, 11), 4, -1, 1), ("smallest_middle", (2, 9, 5), 3, 1, 0),
+                                          ("all_of_first_axis", (6, 4), 6, 0, 1), ("one", (2, 3, 40), 1, 2, 0)]:
+        x = LATER.permutation(np.prod(shape)).reshape(shape).astype(np.float32) / 7 - 3
+        values, indices = torch.topk(t(x), k, dim=axis, largest=bool(largest), sorted=True)
+        f.case(name, dict(k=k, axis=axis, largest=largest), input=x, values=values.numpy(),
+               indices=indices.numpy().astype(np.float32))
     return f
 
 
@@ -632,7 +692,7 @@ def main():
     files = [convolution2d(), depthwise_convolution2d(), transpose_convolution2d(), fully_connected(), batch_mat_mul(),
              pooling2d(), activation(), softmax(), elementwise_binary(), elementwise_unary(), batch_normalization(),
              resize()] + data_movement() + [float16(), layer_normalization(), arg_min_max(), gather_elements(),
-                                                      recurrent(), attention()]
+                                                      recurrent(), attention(), cumulative_sum(), top_k()]
     for f in files:
         f.write(folder)
     print(f"wrote {len(files)} fixture files to {folder}")

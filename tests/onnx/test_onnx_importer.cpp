@@ -499,6 +499,97 @@ TEST_CASE("ONNX Hardmax: one at each row's first maximum; before opset 13 over t
   CHECK(run(*flattened, std::vector<float>{1, 2, 4, 3, 0, -1, -2, -3}) == std::vector<float>{0, 0, 1, 0, 1, 0, 0, 0});
 }
 
+TEST_CASE("ONNX ConvTranspose with groups and dilations (hand-computed)", "[onnx]") {
+  // Two groups of one channel: x = [1, 2] and [3, 4] scatter through [1, 10] and [100, 1000].
+  ModelBuilder grouped(13);
+  grouped.input("x", {1, 2, 1, 2}).initializer("w", {2, 1, 1, 2}, {1, 10, 100, 1000}).initializer("b", {2}, {0, 5});
+  set_int(grouped.node("ConvTranspose", {"x", "w", "b"}, {"y"}), "group", 2);
+  grouped.output("y");
+  auto by_group = grouped.import();
+  REQUIRE(by_group);
+  CHECK(run(*by_group, std::vector<float>{1, 2, 3, 4}) == std::vector<float>{1, 12, 20, 305, 3405, 4005});
+  // Dilation 2: the kernel [1, 10] reaches as [1, 0, 10]; [1, 2] scatters to [1, 2, 10, 20].
+  ModelBuilder dilated(13);
+  dilated.input("x", {1, 1, 1, 2}).initializer("w", {1, 1, 1, 2}, {1, 10});
+  set_ints(dilated.node("ConvTranspose", {"x", "w"}, {"y"}), "dilations", {1, 2});
+  dilated.output("y");
+  auto spread = dilated.import();
+  REQUIRE(spread);
+  CHECK(run(*spread, std::vector<float>{1, 2}) == std::vector<float>{1, 2, 10, 20});
+}
+
+TEST_CASE("ONNX OneHot: negative indices count from the end, those out of range are off everywhere", "[onnx]") {
+  ModelBuilder m(11);
+  m.input("indices", {2, 2}, ::onnx::TensorProto::INT64).int_initializer("depth", {3});
+  m.initializer("values", {2}, {-1, 5});
+  set_int(m.node("OneHot", {"indices", "depth", "values"}, {"y"}), "axis", 1);  // [2, 3, 2]
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  // indices [[0, -1], [3, 1]]: -1 is position 2; 3 is past depth 3, so its column is all off.
+  CHECK(run<float, std::int32_t>(*model, {0, -1, 3, 1}) ==
+        std::vector<float>{5, -1, -1, -1, -1, 5, -1, -1, -1, 5, -1, -1});
+  // Float indices are truncated toward zero, as ONNX casts them; the default axis is the last.
+  ModelBuilder f(11);
+  f.input("indices", {3}).int_initializer("depth", {2});
+  f.initializer("values", {2}, {0, 1});
+  f.node("OneHot", {"indices", "depth", "values"}, {"y"});
+  f.output("y");
+  auto floats = f.import();
+  REQUIRE(floats);
+  CHECK(run(*floats, std::vector<float>{1.7f, 0.2f, -0.9f}) == std::vector<float>{0, 1, 1, 0, 1, 0});
+}
+
+TEST_CASE("ONNX CumSum, TopK and Mod (hand-computed)", "[onnx]") {
+  ModelBuilder cumsum(14);
+  cumsum.input("x", {2, 3}).int_initializer("axis", {1});
+  auto& node = cumsum.node("CumSum", {"x", "axis"}, {"y"});
+  set_int(node, "exclusive", 1);
+  set_int(node, "reverse", 1);
+  cumsum.output("y");
+  auto summed = cumsum.import();
+  REQUIRE(summed);
+  CHECK(run(*summed, std::vector<float>{1, 2, 3, 4, 5, 6}) == std::vector<float>{5, 3, 0, 11, 6, 0});
+
+  ModelBuilder top(11);
+  top.input("x", {2, 3}).int_initializer("k", {2});
+  set_int(top.node("TopK", {"x", "k"}, {"values", "indices"}), "largest", 0);
+  top.output("indices");
+  auto smallest = top.import();
+  REQUIRE(smallest);
+  CHECK(run<std::int32_t>(*smallest, std::vector<float>{3, 1, 2, 0, 9, 0}) == std::vector<std::int32_t>{1, 2, 0, 2});
+
+  for (const std::int64_t fmod : {0, 1}) {
+    ModelBuilder m(13);
+    m.input("a", {4}).initializer("b", {4}, {3, -3, -3, 2});
+    set_int(m.node("Mod", {"a", "b"}, {"y"}), "fmod", fmod);
+    m.output("y");
+    auto model = m.import();
+    REQUIRE(model);
+    CHECK(run(*model, std::vector<float>{-7, 7, -7, 5.5f}) ==
+          (fmod ? std::vector<float>{-1, 1, -1, 1.5f} : std::vector<float>{2, -2, -1, 1.5f}));
+  }
+}
+
+TEST_CASE("ONNX NonZero of a constant folds to the coordinates of its nonzero elements; computed, it is refused",
+          "[onnx]") {
+  ModelBuilder m(13);
+  m.input("x", {2, 2}, ::onnx::TensorProto::INT64).initializer("mask", {2, 2}, {1, 0, 0, 2});
+  m.node("NonZero", {"mask"}, {"where"});  // [[0, 1], [0, 1]]: rows, then columns, of elements 0 and 3
+  m.node("Add", {"x", "where"}, {"y"});
+  m.output("y");
+  auto model = m.import();
+  REQUIRE(model);
+  CHECK(run<std::int32_t, std::int32_t>(*model, {10, 20, 30, 40}) == std::vector<std::int32_t>{10, 21, 30, 41});
+  ModelBuilder computed(13);
+  computed.input("x", {2, 2});
+  computed.node("NonZero", {"x"}, {"y"});
+  computed.output("y");
+  auto refused = computed.import();
+  REQUIRE_FALSE(refused);
+  CHECK_THAT(refused.status().message(), Catch::Contains("NonZero's output shape depends on its values"));
+}
+
 TEST_CASE("ONNX Softmax before opset 13 normalises the flattened trailing axes", "[onnx]") {
   ModelBuilder m(11);
   m.input("x", {1, 2, 3});

@@ -206,9 +206,33 @@ Status range(Importer& im) {
   return Status::ok();
 }
 
+// NonZero's output shape is the count of its input's nonzero elements, known at load only when the
+// input is a constant: then it is folded, the coordinates of each nonzero element in a column.
+Status non_zero(Importer& im) {
+  KILN_ONNX_TRY(x, im.constant_input(0, "input (NonZero's output shape depends on its values)"));
+  std::vector<std::uint64_t> found;
+  for (std::size_t i = 0; i < x->size(); ++i)
+    if (x->is_float ? x->floats[i] != 0.0f : x->ints[i] != 0) found.push_back(i);
+  const std::size_t rank = x->dims.size();
+  if (found.empty()) return im.error("NonZero finds no nonzero element: kiln does not run empty tensors");
+  ConstValue value{{static_cast<std::int64_t>(rank), static_cast<std::int64_t>(found.size())}, false, false, {}, {}};
+  value.ints.resize(rank * found.size());
+  for (std::size_t j = 0; j < found.size(); ++j) {
+    std::uint64_t rest = found[j];
+    for (std::size_t d = rank; d-- > 0;) {
+      const auto dim = static_cast<std::uint64_t>(x->dims[d]);
+      value.ints[d * found.size() + j] = static_cast<std::int64_t>(rest % dim);
+      rest /= dim;
+    }
+  }
+  im.define_constant(0, std::move(value), DataType::Signed32);
+  return Status::ok();
+}
+
 constexpr ConverterEntry constant_ops[] = {
     {"Cast", cast},        {"CastLike", cast_like}, {"Constant", constant}, {"ConstantOfShape", constant_of_shape},
-    {"EyeLike", eye_like}, {"Range", range},        {"Shape", shape},       {"Size", size},
+    {"EyeLike", eye_like}, {"NonZero", non_zero},   {"Range", range},       {"Shape", shape},
+    {"Size", size},
 };
 
 }  // namespace

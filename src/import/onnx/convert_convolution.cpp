@@ -2,6 +2,8 @@
 // ONNX Conv and ConvTranspose, 1-D and 2-D, as kiln's NHWC convolutions. Constant weights are
 // permuted into kiln's layout once, here; weights computed by the graph get a Transpose layer.
 #include <algorithm>
+#include <numeric>
+#include <string>
 
 #include "importer.hpp"
 
@@ -64,20 +66,56 @@ Status conv(Importer& im) {
   return define_nhwc_output(im, *y, one_d);
 }
 
+// ConvTranspose weights [C, O / group, K...] dilated: the kernel with dilation - 1 zeros between its
+// taps, which scatters exactly what the dilated kernel does.
+Expected<Value> dilated_weights(Importer& im, const Value& w, std::span<const std::int64_t> dilations) {
+  if (!w.constant) return im.error("dilations other than 1 of computed weights (kiln dilates constant weights)");
+  const std::size_t axes = dilations.size();
+  Value dilated = w;
+  for (std::size_t a = 0; a < axes; ++a) dilated.dims[2 + a] = (w.dims[2 + a] - 1) * dilations[a] + 1;
+  const std::vector<std::size_t> from = strides_of(w.dims), to = strides_of(dilated.dims);
+  ConstValue& c = *dilated.constant;
+  c = ConstValue{dilated.dims, w.constant->is_float, false, {}, {}};
+  if (c.is_float)
+    c.floats.assign(element_count(dilated.dims), 0.0f);
+  else
+    c.ints.assign(element_count(dilated.dims), 0);
+  for (std::size_t i = 0; i < w.constant->size(); ++i) {
+    std::size_t rest = i, target = 0;
+    for (std::size_t d = 0; d < w.dims.size(); ++d) {
+      const std::size_t coordinate = rest / from[d];
+      rest %= from[d];
+      target += coordinate * (d >= 2 ? static_cast<std::size_t>(dilations[d - 2]) : 1) * to[d];
+    }
+    if (c.is_float)
+      c.floats[target] = w.constant->floats[i];
+    else
+      c.ints[target] = w.constant->ints[i];
+  }
+  return dilated;
+}
+
 Status conv_transpose(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
-  KILN_ONNX_TRY(w, im.input(1));
-  if (auto s = check_ranks(im, *x, *w); !s) return s;
+  KILN_ONNX_TRY(given_w, im.input(1));
+  if (auto s = check_ranks(im, *x, *given_w); !s) return s;
   const bool one_d = x->dims.size() == 3;
   const std::size_t axes = x->dims.size() - 2;
-  if (im.attr_int("group", 1) != 1)
-    return im.error("group ", im.attr_int("group", 1), " (kiln's TransposeConvolution2d has group 1)");
-  if (w->dims[0] != x->dims[1])
-    return im.invalid("weights [", w->dims[0], ", ...] do not match input channels ", x->dims[1]);
+  const std::int64_t group = im.attr_int("group", 1);
+  if (given_w->dims[0] != x->dims[1])
+    return im.invalid("weights [", given_w->dims[0], ", ...] do not match input channels ", x->dims[1]);
+  if (group <= 0 || x->dims[1] % group != 0) return im.invalid("group ", group, " does not divide ", x->dims[1]);
   KILN_ONNX_TRY(strides, spatial_attr(im, "strides", axes, 1));
   KILN_ONNX_TRY(dilations, spatial_attr(im, "dilations", axes, 1));
-  if (std::ranges::any_of(dilations, [](std::int64_t d) { return d != 1; }))
-    return im.error("dilations other than 1 (kiln's TransposeConvolution2d has none)");
+  Value dilated;
+  Value* w = given_w;
+  if (std::ranges::any_of(dilations, [](std::int64_t d) { return d != 1; })) {
+    if (std::ranges::any_of(dilations, [](std::int64_t d) { return d < 1 || d > 64; }))
+      return im.invalid("dilations must be 1 to 64");
+    KILN_ONNX_TRY(stuffed, dilated_weights(im, *given_w, dilations));
+    dilated = std::move(stuffed);
+    w = &dilated;
+  }
   KILN_ONNX_TRY(pads, spatial_attr(im, "pads", axes, 0));
   std::vector<std::int64_t> output_padding =
       im.attr_ints("output_padding").value_or(std::vector<std::int64_t>(axes, 0));
@@ -119,16 +157,53 @@ Status conv_transpose(Importer& im) {
   }
   KILN_ONNX_TRY(input, nhwc_input(im, *x));
   constexpr std::size_t ohwi_from_iohw[] = {1, 2, 3, 0};
-  KILN_ONNX_TRY(weights, permuted_weights(im, *w, weights_4d(w->dims), ohwi_from_iohw));
-  std::vector<OutputSlot> inputs{input, weights};
+  Value* b = nullptr;
   if (im.has_input(2)) {
-    KILN_ONNX_TRY(b, im.input(2));
-    KILN_ONNX_TRY(bias, im.plain(*b));
-    inputs.push_back(bias);
+    KILN_ONNX_TRY(given_b, im.input(2));
+    b = given_b;
   }
-  auto y = im.add<ops::TransposeConvolution2d>(params, inputs);
-  if (!y) return y.status();
-  return define_nhwc_output(im, *y, one_d);
+  if (group == 1) {
+    KILN_ONNX_TRY(weights, permuted_weights(im, *w, weights_4d(w->dims), ohwi_from_iohw));
+    std::vector<OutputSlot> inputs{input, weights};
+    if (b) {
+      KILN_ONNX_TRY(bias, im.plain(*b));
+      inputs.push_back(bias);
+    }
+    auto y = im.add<ops::TransposeConvolution2d>(params, inputs);
+    if (!y) return y.status();
+    return define_nhwc_output(im, *y, one_d);
+  }
+  // Groups: the channels split into `group` runs, each through its own TransposeConvolution2d with
+  // its slice of the weights (rows of [C, O / group, K...]) and of the bias, concatenated.
+  if (!w->constant || (b && !b->constant))
+    return im.error("group ", group, " of computed weights or bias (kiln slices constant ones per group)");
+  const auto groups = static_cast<std::size_t>(group);
+  const auto in_per_group = static_cast<std::uint32_t>(x->dims[1] / group);
+  const std::int64_t out_per_group = w->dims[1];
+  ops::Split::Params split{3, {}};
+  for (std::size_t g = 0; g < groups; ++g) split.sizes.push_back(in_per_group);
+  KILN_ONNX_TRY(first_part, im.add<ops::Split>(split, {input}, "groups"));
+  std::vector<std::int64_t> slice_dims = weights_4d(w->dims);
+  slice_dims[0] = in_per_group;
+  const std::size_t slice_size = element_count(slice_dims);
+  std::vector<OutputSlot> outputs;
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::vector<std::size_t> rows(slice_size);
+    std::iota(rows.begin(), rows.end(), g * slice_size);
+    const OutputSlot weights = im.add_constant(w->constant->gathered(slice_dims, rows), slice_dims, ohwi_from_iohw,
+                                               w->type, "weights_" + std::to_string(g));
+    std::vector<OutputSlot> inputs{OutputSlot{first_part.layer, static_cast<std::uint32_t>(g)}, weights};
+    if (b) {
+      std::vector<std::size_t> entries(static_cast<std::size_t>(out_per_group));
+      std::iota(entries.begin(), entries.end(), g * entries.size());
+      inputs.push_back(
+          im.add_constant(b->constant->gathered({out_per_group}, entries), b->type, "bias_" + std::to_string(g)));
+    }
+    KILN_ONNX_TRY(y, im.add<ops::TransposeConvolution2d>(params, inputs, "group_" + std::to_string(g)));
+    outputs.push_back(y);
+  }
+  KILN_ONNX_TRY(joined, im.add<ops::Concat>({3}, outputs));
+  return define_nhwc_output(im, joined, one_d);
 }
 
 constexpr ConverterEntry convolution_ops[] = {{"Conv", conv}, {"ConvTranspose", conv_transpose}};

@@ -46,6 +46,16 @@ Status gelu(Importer& im) {
 template <ops::UnaryOperation Operation>
 Status unary(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
+  // Shape arithmetic negates constants: LayerNormalization's expanded function counts the reduced
+  // axes as -axis, a ConstantOfShape's shape, which must be known at import.
+  if constexpr (Operation == ops::UnaryOperation::Neg)
+    if (x->constant && !x->constant->quantized) {
+      ConstValue negated = *x->constant;
+      for (float& v : negated.floats) v = -v;
+      for (std::int64_t& v : negated.ints) v = -v;
+      im.define_constant(0, std::move(negated), x->type);
+      return Status::ok();
+    }
   return im.define_op<ops::ElementwiseUnary>({Operation}, *x, Importer::preferred_layout(*x));
 }
 
@@ -78,6 +88,11 @@ Expected<T> apply(Importer& im, ops::BinaryOperation op, T a, T b) {
     case ops::BinaryOperation::Minimum: return std::min(a, b);
     case ops::BinaryOperation::Power: return static_cast<T>(std::pow(a, b));
     case ops::BinaryOperation::PRelu: return a >= T{0} ? a : a * b;
+    case ops::BinaryOperation::Mod:
+    case ops::BinaryOperation::FMod:
+      if constexpr (std::is_integral_v<T>)
+        if (b == 0) return im.invalid("integer remainder of a division by zero in a constant");
+      return ops::remainder(op, a, b);
   }
   return a;
 }
@@ -327,6 +342,77 @@ Status trilu(Importer& im) {
   return select(im, mask, *x, zero);
 }
 
+// OneHot: the indices, a 1 inserted at `axis`, compared with the positions 0..depth-1 laid along
+// that axis and with their negative spellings position - depth; `on` where either is equal, `off`
+// elsewhere (so an index outside [-depth, depth) is off everywhere, as ONNX says). Depth and values
+// must be constants: they set the output's shape and type.
+Status one_hot(Importer& im) {
+  KILN_ONNX_TRY(indices, im.input(0));
+  KILN_ONNX_TRY(depth_value, im.constant_input(1, "depth"));
+  KILN_ONNX_TRY(values, im.input(2));
+  if (!values->constant) return im.error("values must be a constant (an initializer or computable at import)");
+  if (depth_value->size() != 1) return im.invalid("depth has ", depth_value->size(), " elements; OneHot takes one");
+  const std::int64_t depth = depth_value->int_at(0);
+  if (depth < 1) return im.invalid("depth ", depth, " (OneHot needs at least 1)");
+  if (values->constant->size() != 2)
+    return im.invalid("values has ", values->constant->size(), " elements; OneHot takes [off, on]");
+  const std::size_t rank = indices->dims.size() + 1;
+  KILN_ONNX_TRY(axis, normalized_axis(im, im.attr_int("axis", -1), rank));
+  std::vector<std::int64_t> unsqueezed = indices->dims;
+  unsqueezed.insert(unsqueezed.begin() + static_cast<std::ptrdiff_t>(axis), 1);
+
+  Value index;
+  index.dims = unsqueezed;
+  index.type = DataType::Signed32;
+  if (indices->constant) {  // ONNX casts float indices to integers, toward zero
+    const ConstValue& given = *indices->constant;
+    index.constant = ConstValue{unsqueezed, false, false, {}, {}};
+    for (std::size_t i = 0; i < given.size(); ++i) index.constant->ints.push_back(given.int_at(i));
+  } else {
+    KILN_ONNX_TRY(slot, im.plain(*indices));
+    if (indices->type == DataType::Float32) {
+      KILN_ONNX_TRY(truncated, im.add<ops::Cast>({DataType::Signed32}, {slot}, "indices"));
+      slot = truncated;
+    } else if (indices->type != DataType::Signed32) {
+      return im.error("indices of type ", to_string(indices->type), " (kiln takes integers and float32)");
+    }
+    KILN_ONNX_TRY(reshaped, im.add<ops::Reshape>({DimVector<std::int64_t>(unsqueezed.begin(), unsqueezed.end())},
+                                                 {slot}, "unsqueezed"));
+    index.held.push_back({reshaped, layout_order(Layout::Plain, rank)});
+  }
+
+  std::vector<std::int64_t> along(rank - axis, 1);
+  along[0] = depth;
+  Value position, negative;
+  position.dims = negative.dims = along;
+  position.type = negative.type = DataType::Signed32;
+  position.constant = negative.constant = ConstValue{along, false, false, {}, {}};
+  for (std::int64_t p = 0; p < depth; ++p) {
+    position.constant->ints.push_back(p);
+    negative.constant->ints.push_back(p - depth);
+  }
+  if (auto status = compare_op(im, ops::ComparisonOperation::Equal, index, position); !status) return status;
+  KILN_ONNX_TRY(at_position, im.output_value(0));
+  Value hit = *at_position;
+  if (auto status = compare_op(im, ops::ComparisonOperation::Equal, index, negative); !status) return status;
+  KILN_ONNX_TRY(at_negative, im.output_value(0));
+  Value hit_negative = *at_negative;
+  if (auto status = logical_op(im, ops::LogicalOperation::Or, hit, hit_negative); !status) return status;
+  KILN_ONNX_TRY(either, im.output_value(0));
+  Value condition = *either;
+  Value off, on;
+  off.type = on.type = values->type;
+  off.constant = on.constant = ConstValue{{}, values->constant->is_float, values->constant->is_bool, {}, {}};
+  if (values->constant->is_float) {
+    off.constant->floats = {values->constant->floats[0]};
+    on.constant->floats = {values->constant->floats[1]};
+  } else {
+    off.constant->ints = {values->constant->ints[0]};
+    on.constant->ints = {values->constant->ints[1]};
+  }
+  return select(im, condition, on, off);
+}
+
 // x broadcast to a shape (numpy): a Select whose condition, all true, has the dims x lacks.
 Status expand(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
@@ -395,6 +481,16 @@ Status binary(Importer& im) {
     return binary_op(im, Operation, *a, aligned);
   }
   return binary_op(im, Operation, *a, *b);
+}
+
+// Mod: fmod = 1 is C's remainder, with the dividend's sign; fmod = 0 Python's, with the divisor's
+// (ONNX asks float inputs for fmod = 1; kiln computes either on any type).
+Status mod(Importer& im) {
+  KILN_ONNX_TRY(a, im.input(0));
+  KILN_ONNX_TRY(b, im.input(1));
+  const std::int64_t fmod = im.attr_int("fmod", 0);
+  if (fmod != 0 && fmod != 1) return im.invalid("fmod ", fmod, " (ONNX allows 0 and 1)");
+  return binary_op(im, fmod == 1 ? ops::BinaryOperation::FMod : ops::BinaryOperation::Mod, *a, *b);
 }
 
 // Pow: the result has the base's type (ONNX's T); the exponent may have another (T1). Computed
@@ -529,9 +625,11 @@ constexpr ConverterEntry elementwise[] = {
     {"Max", variadic<ops::BinaryOperation::Maximum>},
     {"Mean", mean},
     {"Min", variadic<ops::BinaryOperation::Minimum>},
+    {"Mod", mod},
     {"Mul", binary<ops::BinaryOperation::Mul>},
     {"Neg", unary<ops::UnaryOperation::Neg>},
     {"Not", logical_not},
+    {"OneHot", one_hot},
     {"Or", two_inputs<ops::LogicalOperation::Or, logical_op>},
     {"Pow", power},
     {"PRelu", prelu},

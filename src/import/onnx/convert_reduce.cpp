@@ -206,9 +206,50 @@ Status hardmax(Importer& im) {
   return Status::ok();
 }
 
+// CumSum: a CumulativeSum along the axis its second input gives, which must be a constant.
+Status cumulative_sum(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(axis_value, im.constant_input(1, "axis"));
+  if (axis_value->size() != 1) return im.invalid("axis has ", axis_value->size(), " elements; CumSum takes one");
+  KILN_ONNX_TRY(axis, normalized_axis(im, axis_value->int_at(0), x->dims.size()));
+  KILN_ONNX_TRY(input, im.plain(*x));
+  KILN_ONNX_TRY(y, im.add<ops::CumulativeSum>({static_cast<std::int64_t>(axis), im.attr_int("exclusive", 0) != 0,
+                                               im.attr_int("reverse", 0) != 0},
+                                              {input}));
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
+// TopK: k is an attribute before opset 10 and a constant input from then on. kiln always orders
+// the result (largest or smallest first), which `sorted` = 0 allows: ONNX leaves that order open.
+Status top_k(Importer& im) {
+  KILN_ONNX_TRY(x, im.input(0));
+  std::int64_t k = 0;
+  if (im.opset() < 10) {
+    const auto attribute = im.attr_int("k");
+    if (!attribute) return im.invalid("'k' is missing");
+    k = *attribute;
+  } else {
+    KILN_ONNX_TRY(k_value, im.constant_input(1, "k"));
+    if (k_value->size() != 1) return im.invalid("k has ", k_value->size(), " elements; TopK takes one");
+    k = k_value->int_at(0);
+  }
+  KILN_ONNX_TRY(axis, normalized_axis(im, im.attr_int("axis", -1), x->dims.size()));
+  if (k < 1 || k > x->dims[axis])
+    return im.invalid("k is ", k, "; axis ", axis, " has ", x->dims[axis], " elements (kiln takes 1 to that)");
+  KILN_ONNX_TRY(input, im.plain(*x));
+  KILN_ONNX_TRY(values, im.add<ops::TopK>({static_cast<std::uint32_t>(k), static_cast<std::int64_t>(axis),
+                                           im.attr_int("largest", 1) != 0},
+                                          {input}));
+  im.define(0, values, Layout::Plain);
+  im.define(1, OutputSlot{values.layer, 1}, Layout::Plain);
+  return Status::ok();
+}
+
 constexpr ConverterEntry reduce_ops[] = {
     {"ArgMax", arg_extreme<ops::ArgFunction::Max>},
     {"ArgMin", arg_extreme<ops::ArgFunction::Min>},
+    {"CumSum", cumulative_sum},
     {"Hardmax", hardmax},
     {"ReduceL1", reduce<Reduction::L1>},
     {"ReduceL2", reduce<Reduction::L2>},
@@ -220,6 +261,7 @@ constexpr ConverterEntry reduce_ops[] = {
     {"ReduceProd", reduce<Reduction::Prod>},
     {"ReduceSum", reduce<Reduction::Sum>},
     {"ReduceSumSquare", reduce<Reduction::SumSquare>},
+    {"TopK", top_k},
 };
 
 }  // namespace

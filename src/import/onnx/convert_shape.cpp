@@ -9,6 +9,13 @@
 #include "kiln/core/requantization.hpp"
 
 namespace kiln::onnx::detail {
+
+Expected<std::size_t> normalized_axis(const Importer& im, std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r) return im.invalid("axis ", axis, " is out of range for rank ", rank);
+  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
 namespace {
 
 std::vector<std::size_t> identity_order(std::size_t count) {
@@ -30,12 +37,6 @@ Expected<std::optional<std::vector<std::int64_t>>> axes_of(Importer& im, std::in
   if (!im.has_input(1)) return std::optional<std::vector<std::int64_t>>{};
   KILN_ONNX_TRY(axes, int_list(im, 1, "axes"));
   return std::optional<std::vector<std::int64_t>>{axes};
-}
-
-Expected<std::size_t> normalized_axis(const Importer& im, std::int64_t axis, std::size_t rank) {
-  const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r) return im.invalid("axis ", axis, " is out of range for rank ", rank);
-  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
 }
 
 // A reshape pairs groups of input axes with groups of output axes of the same element count;
@@ -599,6 +600,18 @@ Status gather(Importer& im) {
   return Status::ok();
 }
 
+// GatherElements of computed tensors; shape arithmetic has no use for it, so constants are not folded.
+Status gather_elements(Importer& im) {
+  KILN_ONNX_TRY(data, im.input(0));
+  KILN_ONNX_TRY(indices, im.input(1));
+  KILN_ONNX_TRY(axis, normalized_axis(im, im.attr_int("axis", 0), data->dims.size()));
+  KILN_ONNX_TRY(input, im.plain(*data));
+  KILN_ONNX_TRY(index_slot, im.plain(*indices));
+  KILN_ONNX_TRY(y, im.add<ops::GatherElements>({static_cast<std::int64_t>(axis)}, {input, index_slot}));
+  im.define(0, y, Layout::Plain);
+  return Status::ok();
+}
+
 constexpr ConverterEntry shape_ops[] = {
     {"DepthToSpace", depth_space<true>},
     {"SpaceToDepth", depth_space<false>},
@@ -607,6 +620,7 @@ constexpr ConverterEntry shape_ops[] = {
     {"Dropout", identity},
     {"Flatten", flatten},
     {"Gather", gather},
+    {"GatherElements", gather_elements},
     {"Identity", identity},
     {"Pad", pad},
     {"Reshape", reshape},

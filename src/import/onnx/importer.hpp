@@ -266,6 +266,8 @@ struct Window2d {
   ops::Size2d kernel, stride, dilation;
   ops::Padding2d padding;
 };
+/// ONNX axis `axis` (negative counts from the end) as an index in [0, rank), or an error naming it.
+Expected<std::size_t> normalized_axis(const Importer& im, std::int64_t axis, std::size_t rank);
 /// Reads kernel_shape (or `kernel` when given), strides, dilations, pads and auto_pad for an
 /// input of spatial size `spatial`.
 Expected<Window2d> read_window(const Importer& im, std::span<const std::int64_t> spatial,
