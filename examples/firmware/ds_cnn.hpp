@@ -3907,7 +3907,7 @@ inline constexpr std::tuple layers{
     kiln::StaticLayer<kiln::ops::Convolution2d, kiln::DataType::Float32, 3, 1>{
         "/features/features.24/Conv", {{0, 0, 0, 0}, {1, 1}, {1, 1}, 1, kiln::ops::Activation::Params{kiln::ops::ActivationFunction::ReLU, 0.0f, 0.0f}}, {25, 26, 27}, {28}},
     kiln::StaticLayer<kiln::ops::Pooling2d, kiln::DataType::Float32, 1, 1>{
-        "/GlobalAveragePool", {kiln::ops::PoolingKind{1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, true}, {28}, {29}},
+        "/GlobalAveragePool", {kiln::ops::PoolingKind{1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, true, {1, 1}}, {28}, {29}},
     kiln::StaticLayer<kiln::ops::Reshape, kiln::DataType::Float32, 1, 1>{
         "/Flatten", {{1, 64}}, {29}, {30}},
     kiln::StaticLayer<kiln::ops::FullyConnected, kiln::DataType::Float32, 3, 1>{

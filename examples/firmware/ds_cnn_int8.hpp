@@ -1792,7 +1792,7 @@ inline constexpr std::tuple layers{
     kiln::StaticLayer<kiln::ops::Convolution2d, kiln::DataType::QAsymmS8, 3, 1>{
         "/features/features.24/Conv", {{0, 0, 0, 0}, {1, 1}, {1, 1}, 1, std::nullopt}, {26, 27, 28}, {29}, {}, {20096, 512}},
     kiln::StaticLayer<kiln::ops::Pooling2d, kiln::DataType::QAsymmS8, 1, 1>{
-        "/GlobalAveragePool", {kiln::ops::PoolingKind{1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, true}, {29}, {30}, {}, {20704, 8}},
+        "/GlobalAveragePool", {kiln::ops::PoolingKind{1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, true, {1, 1}}, {29}, {30}, {}, {20704, 8}},
     kiln::StaticLayer<kiln::ops::Reshape, kiln::DataType::QAsymmS8, 1, 1>{
         "/Flatten", {{1, 64}}, {30}, {31}},
     kiln::StaticLayer<kiln::ops::FullyConnected, kiln::DataType::QAsymmS8, 3, 1>{

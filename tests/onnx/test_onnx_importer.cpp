@@ -630,13 +630,13 @@ TEST_CASE("ONNX importer errors name the node, the op and the reason", "[onnx][e
   SECTION("unsupported attribute value") {
     ModelBuilder m;
     m.input("x", {1, 1, 4, 4});
-    auto& pool = m.node("MaxPool", {"x"}, {"y"}, "pool");
-    set_ints(pool, "kernel_shape", {2, 2});
-    set_ints(pool, "dilations", {2, 2});
+    auto& norm = m.node("BatchNormalization", {"x", "s", "b", "s", "s"}, {"y"}, "norm");
+    m.initializer("s", {1}, {1}).initializer("b", {1}, {0});
+    set_int(norm, "training_mode", 1);
     m.output("y");
     auto model = m.import();
     REQUIRE(!model);
-    CHECK_THAT(model.status().message(), Catch::StartsWith("node 'pool' (MaxPool): dilations other than 1"));
+    CHECK_THAT(model.status().message(), Catch::StartsWith("node 'norm' (BatchNormalization): training_mode 1"));
   }
   SECTION("dynamic shape") {
     ModelBuilder m;

@@ -28,6 +28,9 @@ TEMPLATE_LIST_TEST_CASE("Pooling2d matches PyTorch pooling", "[ops][pooling2d]",
       p.count_include_pad = c.flag("count_include_pad");
       p.ceil_mode = c.flag("ceil_mode");
       p.global = c.flag("global_");
+      if (c.params.count("dilation") != 0) p.dilation = c.size2d("dilation");
+      // Dilated windows are RefBackend's: NeonBackend walks them itself, ClBackend has no fallback.
+      if (p.dilation != ops::Size2d{1, 1} && std::same_as<typename TestType::fallback, void>) return;
       check_op<ops::Pooling2d, TestType>(p, {c.tensor("input")}, {c.tensor("output")}, 1e-5, 1e-6);
     }
   }
@@ -61,6 +64,16 @@ TEMPLATE_LIST_TEST_CASE("Pooling2d matches RefBackend with padding, strides and 
                                                    .ceil_mode = true},
                                                   {x});
       check_against_ref<ops::Pooling2d, TestType>({.kind = kind, .global = true}, {x});
+      if (std::same_as<typename TestType::fallback, void>) continue;  // ClBackend leaves dilation to RefBackend
+      for (const bool include : {false, true})
+        check_against_ref<ops::Pooling2d, TestType>({.kind = kind,
+                                                     .window = {3, 2},
+                                                     .stride = {2, 1},
+                                                     .padding = {2, 1, 1, 2},
+                                                     .count_include_pad = include,
+                                                     .ceil_mode = true,
+                                                     .dilation = {2, 3}},
+                                                    {x});
     }
 }
 
@@ -114,6 +127,14 @@ void check_int8_pooling_against_ref(ops::PoolingKind kind, OutputQuantization&& 
                                                   .ceil_mode = true},
                                                  {x}, 0, 0, y);
       check_against_ref<ops::Pooling2d, Backend>({.kind = kind, .global = true}, {x}, 0, 0, y);
+      if constexpr (!std::same_as<typename Backend::fallback, void>)  // ClBackend leaves dilation to RefBackend
+        check_against_ref<ops::Pooling2d, Backend>({.kind = kind,
+                                                    .window = {2, 3},
+                                                    .stride = {1, 2},
+                                                    .padding = {1, 0, 2, 1},
+                                                    .count_include_pad = true,
+                                                    .dilation = {3, 2}},
+                                                   {x}, 0, 0, y);
     }
 }
 }  // namespace

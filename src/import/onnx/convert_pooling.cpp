@@ -15,12 +15,12 @@ Status pool(Importer& im) {
   if (im.output_used(1)) return im.error("the Indices output (kiln's pooling does not compute it)");
   const std::span<const std::int64_t> spatial(x->dims.begin() + 2, x->dims.end());
   KILN_ONNX_TRY(window, read_window(im, spatial));
-  if (window.dilation != ops::Size2d{1, 1}) return im.error("dilations other than 1 (kiln's pooling has none)");
   ops::Pooling2d::Params params;
   params.kind = Kind;
   params.window = window.kernel;
   params.stride = window.stride;
   params.padding = window.padding;
+  params.dilation = window.dilation;
   params.ceil_mode = im.attr_int("ceil_mode", 0) != 0;
   params.count_include_pad = im.attr_int("count_include_pad", 0) != 0;
   KILN_ONNX_TRY(input, nhwc_input(im, *x));

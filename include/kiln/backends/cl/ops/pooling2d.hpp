@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // ClBackend Pooling2d: max and average, padding, ceil mode, global, in Float32, Float16 and int8
-// (kernels/pooling.cl).
+// (kernels/pooling.cl); dilated windows are RefBackend's.
 #pragma once
 
 #include "kiln/backends/cl/cl_kernel.hpp"
@@ -9,11 +9,26 @@
 
 namespace kiln {
 
+namespace opencl {
+
+/// kernels/pooling.cl walks dense windows; dilated ones run on RefBackend.
+inline Status require_dense_window(const WorkloadInfo<ops::Pooling2d>& info) {
+  if (info.params.dilation == ops::Size2d{1, 1} || info.params.global) return Status::ok();
+  return Status::error(ErrorCode::Unsupported, "pools dense windows; dilation ", info.params.dilation.height, " x ",
+                       info.params.dilation.width, " runs on RefBackend");
+}
+
+}  // namespace opencl
+
 template <DataType F>
 requires(opencl::is_float_kernel_type(F)) struct Workload<ops::Pooling2d, ClBackend, F>
     : opencl::FloatKernel<ops::Pooling2d> {
   using FloatKernel::FloatKernel;
 
+  static Status is_supported(const WorkloadInfo<ops::Pooling2d>& info) {
+    if (auto s = opencl::require_dense_window(info); !s) return s;
+    return FloatKernel::is_supported(info);
+  }
   static Expected<Workload> create(const WorkloadInfo<ops::Pooling2d>& info, opencl::Context& context) {
     auto made = make<Workload>(info, context, "pooling", "pooling2d");
     if (made) made->params_ = ops::Pooling2d::resolved(info.params, info.inputs[0].shape);
@@ -36,6 +51,7 @@ requires(quantized::is_activation_type(T)) struct Workload<ops::Pooling2d, ClBac
   using Kernel::Kernel;
 
   static Status is_supported(const WorkloadInfo<ops::Pooling2d>& info) {
+    if (auto s = opencl::require_dense_window(info); !s) return s;
     if (auto s = quantized::check_pooling(info); !s) return s;
     return opencl::require_int_indices(info);
   }

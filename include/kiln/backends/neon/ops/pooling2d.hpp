@@ -15,31 +15,49 @@
 namespace kiln::neon {
 inline namespace KILN_NEON_ISA {
 
-/// The window of each output pixel, clipped to the input, as rows [iy0, iy1) and columns [ix0, ix1)
-/// of the pixel's image, and what an average divides by; output rows split over threads.
+/// The window of each output pixel, clipped to the input, as rows iy0, iy0 + dy, ... below iy1 and
+/// columns ix0, ix0 + dx, ... below ix1 of the pixel's image (dy, dx: the dilation), how many
+/// positions that is, and what an average divides by; output rows split over threads.
 struct PoolingWindow {
-  std::ptrdiff_t n, iy0, iy1, ix0, ix1, divisor;
+  std::ptrdiff_t n, iy0, iy1, ix0, ix1, dy, dx, inside, divisor;
 };
+
+/// A window's positions along one axis, start, start + step, ... (count of them): the first inside
+/// [0, size), the bound below which they stay inside, how many are inside, and how many are inside
+/// [0, size + pad_after) (count_include_pad's).
+struct WindowAxis {
+  std::ptrdiff_t first, end, inside, padded;
+  static WindowAxis of(std::ptrdiff_t start, std::ptrdiff_t count, std::ptrdiff_t step, std::ptrdiff_t size,
+                       std::ptrdiff_t pad_after) {
+    const std::ptrdiff_t reach = start + (count - 1) * step + 1;
+    const std::ptrdiff_t skipped = start < 0 ? (-start + step - 1) / step : 0;  // positions in the leading padding
+    const std::ptrdiff_t first = start + skipped * step, end = std::min(reach, size);
+    const std::ptrdiff_t inside = first < end ? (end - first + step - 1) / step : 0;
+    const std::ptrdiff_t padded = std::min(count, (size + pad_after - start + step - 1) / step);
+    return {first, end, inside, padded};
+  }
+};
+
 template <class PerPixel>
 void for_each_window(const ops::Pooling2d::Params& params, const TensorShape& xs, const TensorShape& ys,
                      Context& context, PerPixel&& per_pixel) {
   const ops::Pooling2d::Params p = ops::Pooling2d::resolved(params, xs);
   const std::ptrdiff_t height = xs[1], width = xs[2];
+  const std::ptrdiff_t dy = signed_extent(p.dilation.height), dx = signed_extent(p.dilation.width);
   context.parallel_for(
       std::size_t{ys[0]} * ys[1],
       [&](std::size_t row) {
         const std::ptrdiff_t n = row / ys[1], oy = row % ys[1];
-        const std::ptrdiff_t y0 = oy * signed_extent(p.stride.height) - signed_extent(p.padding.top);
-        const std::ptrdiff_t y_end =
-            std::min(y0 + signed_extent(p.window.height), height + signed_extent(p.padding.bottom));
-        const std::ptrdiff_t iy0 = std::max<std::ptrdiff_t>(y0, 0), iy1 = std::min(y_end, height);
+        const WindowAxis rows =
+            WindowAxis::of(oy * signed_extent(p.stride.height) - signed_extent(p.padding.top),
+                           signed_extent(p.window.height), dy, height, signed_extent(p.padding.bottom));
         for (std::ptrdiff_t ox = 0; ox < signed_extent(ys[2]); ++ox) {
-          const std::ptrdiff_t x0 = ox * signed_extent(p.stride.width) - signed_extent(p.padding.left);
-          const std::ptrdiff_t x_end =
-              std::min(x0 + signed_extent(p.window.width), width + signed_extent(p.padding.right));
-          const std::ptrdiff_t ix0 = std::max<std::ptrdiff_t>(x0, 0), ix1 = std::min(x_end, width);
-          const std::ptrdiff_t divisor = p.count_include_pad ? (y_end - y0) * (x_end - x0) : (iy1 - iy0) * (ix1 - ix0);
-          per_pixel(row * ys[2] + ox, PoolingWindow{n, iy0, iy1, ix0, ix1, divisor});
+          const WindowAxis columns =
+              WindowAxis::of(ox * signed_extent(p.stride.width) - signed_extent(p.padding.left),
+                             signed_extent(p.window.width), dx, width, signed_extent(p.padding.right));
+          const std::ptrdiff_t inside = rows.inside * columns.inside;
+          per_pixel(row * ys[2] + ox, PoolingWindow{n, rows.first, rows.end, columns.first, columns.end, dy, dx, inside,
+                                                    p.count_include_pad ? rows.padded * columns.padded : inside});
         }
       },
       std::size_t{ys[2]} * ys[3] * p.window.height * p.window.width);
@@ -59,14 +77,14 @@ void pool(const ops::Pooling2d::Params& params, const ConstTensor& in, const Ten
     auto window = [&](std::ptrdiff_t c, std::size_t count) {
       if (max) {
         Vec acc(-std::numeric_limits<float>::infinity());
-        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
-          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix)
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; iy += w.dy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ix += w.dx)
             acc = xsimd::max(acc, load_upto(x + (iy * width + ix) * channels + c, count));
         store_upto(y + c, acc, count);
       } else {
         Vec acc(0.0f);
-        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
-          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix)
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; iy += w.dy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ix += w.dx)
             acc += load_upto(x + (iy * width + ix) * channels + c, count);
         store_upto(y + c, acc / Vec(static_cast<float>(w.divisor)), count);
       }
@@ -165,15 +183,16 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::Pooling2d, T> {
       std::ptrdiff_t c = 0;
       for (; c + byte_lanes <= channels; c += byte_lanes) {
         Bytes acc(std::numeric_limits<Element>::lowest());
-        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
-          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix)
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; iy += w.dy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ix += w.dx)
             acc = xsimd::max(acc, Bytes::load_unaligned(x + (iy * width + ix) * channels + c));
         acc.store_unaligned(y + c);
       }
       for (; c < channels; ++c) {
         Element acc = std::numeric_limits<Element>::lowest();
-        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
-          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix) acc = std::max(acc, x[(iy * width + ix) * channels + c]);
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; iy += w.dy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ix += w.dx)
+            acc = std::max(acc, x[(iy * width + ix) * channels + c]);
         y[c] = acc;
       }
     });
@@ -188,13 +207,13 @@ requires(quantized::is_activation_type(T)) struct Kernel<ops::Pooling2d, T> {
       const auto* x = static_cast<const std::uint8_t*>(in.data) + w.n * xs[1] * width * channels;
       auto* y = static_cast<std::uint8_t*>(out.data) + pixel * channels;
       const Int8OutputStage stage = stages[max ? 0 : w.divisor - first_divisor].from(0);
-      const std::int32_t inside = static_cast<std::int32_t>((w.iy1 - w.iy0) * (w.ix1 - w.ix0));
+      const auto inside = static_cast<std::int32_t>(w.inside);
       const auto zero_points = Int8Dot::splat(max ? input_zero_point : inside * input_zero_point);
       for (std::ptrdiff_t c = 0; c < channels; c += Int8Dot::lanes) {
         const std::size_t count = std::min<std::size_t>(Int8Dot::lanes, channels - c);
         auto acc = Int8Dot::splat(max ? std::numeric_limits<std::int32_t>::min() : 0);
-        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; ++iy)
-          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ++ix) {
+        for (std::ptrdiff_t iy = w.iy0; iy < w.iy1; iy += w.dy)
+          for (std::ptrdiff_t ix = w.ix0; ix < w.ix1; ix += w.dx) {
             const auto v = Int8Dot::widen(x + (iy * width + ix) * channels + c, count, signed_input);
             acc = max ? Int8Dot::max(acc, v) : Int8Dot::add(acc, v);
           }

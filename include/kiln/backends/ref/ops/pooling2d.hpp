@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference Pooling2d: each output scans its window, skipping positions in the padding, in Float32
-// and in int8 (decision 0014).
+// Reference Pooling2d: each output scans its window's (dilated) positions, skipping those in the
+// padding, in Float32 and in int8 (decision 0014).
 #pragma once
 
 #include <algorithm>
@@ -28,21 +28,28 @@ void pool(const ops::Pooling2d::Params& params, const TensorShape& xs, const Ten
         for (std::uint32_t c = 0; c < ys[3]; ++c) {
           const std::int64_t y0 = std::int64_t{oy} * p.stride.height - p.padding.top;
           const std::int64_t x0 = std::int64_t{ox} * p.stride.width - p.padding.left;
-          // The window clipped to the padded input (count_include_pad divisor) and to the input.
-          const std::int64_t y_end = std::min<std::int64_t>(y0 + p.window.height, height + p.padding.bottom);
-          const std::int64_t x_end = std::min<std::int64_t>(x0 + p.window.width, width + p.padding.right);
           Sum max = std::numeric_limits<Sum>::has_infinity ? -std::numeric_limits<Sum>::infinity()
                                                            : std::numeric_limits<Sum>::lowest();
           Sum sum{0};
-          std::int64_t inside = 0;
-          for (std::int64_t iy = std::max<std::int64_t>(y0, 0); iy < std::min(y_end, height); ++iy)
-            for (std::int64_t ix = std::max<std::int64_t>(x0, 0); ix < std::min(x_end, width); ++ix) {
+          // Window positions inside the input, and inside the padded input (count_include_pad's divisor).
+          std::int64_t inside = 0, padded_rows = 0, padded_columns = 0;
+          for (std::uint32_t ky = 0; ky < p.window.height; ++ky) {
+            const std::int64_t iy = y0 + std::int64_t{ky} * p.dilation.height;
+            if (iy >= height + p.padding.bottom) break;
+            ++padded_rows;
+            padded_columns = 0;
+            for (std::uint32_t kx = 0; kx < p.window.width; ++kx) {
+              const std::int64_t ix = x0 + std::int64_t{kx} * p.dilation.width;
+              if (ix >= width + p.padding.right) break;
+              ++padded_columns;
+              if (iy < 0 || iy >= height || ix < 0 || ix >= width) continue;
               const Sum v = element(((n * height + iy) * width + ix) * xs[3] + c);
               max = std::max(max, v);
               sum += v;
               ++inside;
             }
-          const std::int64_t divisor = p.count_include_pad ? (y_end - y0) * (x_end - x0) : inside;
+          }
+          const std::int64_t divisor = p.count_include_pad ? padded_rows * padded_columns : inside;
           visit(((std::uint64_t{n} * ys[1] + oy) * ys[2] + ox) * ys[3] + c, max, sum, divisor);
         }
 }
