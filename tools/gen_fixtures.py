@@ -220,6 +220,33 @@ def pooling2d():
         y = F.adaptive_avg_pool2d(nchw(x), 1) if kind == 1 else F.adaptive_max_pool2d(nchw(x), 1)
         f.case(name, dict(kind=kind, window=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), count_include_pad=0,
                           ceil_mode=0, global_=1), input=x, output=nhwc(y))
+    # Dilated windows: torch's max_pool2d, and averages from F.unfold's dilated patches (torch's
+    # avg_pool2d has no dilation), the padding excluded by counting an image of ones the same way.
+    # From a generator of their own, so that the cases above and the other files keep their numbers.
+    own = np.random.default_rng(20261207)
+    for name, kind, shape, k, s, p, d, include in [
+        ("max_dilated", "max", (1, 9, 10, 3), (3, 2), (1, 2), (1, 1), (2, 3), False),
+        ("max_dilated_ceil", "max", (2, 8, 7, 5), (2, 2), (2, 2), (0, 0), (3, 2), False),
+        ("avg_dilated_excluded", "avg", (1, 9, 8, 4), (3, 3), (2, 1), (2, 1), (2, 2), False),
+        ("avg_dilated_included", "avg", (1, 7, 9, 2), (2, 3), (1, 2), (1, 1), (3, 2), True),
+    ]:
+        x = rand(*shape, rng=own)
+        ceil = name.endswith("ceil")
+        if kind == "max":
+            y = F.max_pool2d(nchw(x), k, s, p, dilation=d, ceil_mode=ceil)
+        else:
+            def window_sums(image):
+                patches = F.unfold(image, k, dilation=d, padding=p, stride=s)
+                n, c = image.shape[0], image.shape[1]
+                out_h = (image.shape[2] + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+                out_w = (image.shape[3] + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+                return patches.view(n, c, k[0] * k[1], out_h, out_w).sum(2)
+            sums = window_sums(nchw(x))
+            counts = k[0] * k[1] if include else window_sums(torch.ones(1, 1, shape[1], shape[2]))
+            y = sums / counts
+        f.case(name, dict(kind=0 if kind == "max" else 1, window=k, stride=s, padding=(p[0], p[0], p[1], p[1]),
+                          count_include_pad=int(include), ceil_mode=int(ceil), global_=0, dilation=d), input=x,
+               output=nhwc(y))
     return f
 
 

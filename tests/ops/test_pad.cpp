@@ -13,6 +13,18 @@ TEST_CASE("Pad: hand-computed modes on [1 2 3]", "[ops][pad]") {
   check_op<ops::Pad>({{1}, {2}, ops::PadMode::Edge}, {x}, {TestTensor::f32({6}, {1, 1, 2, 3, 3, 3})}, 0, 0);
 }
 
+TEST_CASE("Pad of Signed32 and Boolean tensors: the constant truncated, saturated, or nonzero", "[ops][pad]") {
+  const auto x = TestTensor::i32({2}, {-2147483647 - 1, 7});
+  check_op<ops::Pad>({{1}, {1}, ops::PadMode::Constant, -2.9f}, {x},
+                     {TestTensor::i32({4}, {-2, -2147483647 - 1, 7, -2})}, 0, 0);
+  check_op<ops::Pad>({{0}, {1}, ops::PadMode::Constant, 1e10f}, {x},
+                     {TestTensor::i32({3}, {-2147483647 - 1, 7, 2147483647})}, 0, 0);
+  check_op<ops::Pad>({{2}, {1}, ops::PadMode::Reflect}, {TestTensor::i32({3}, {1, 2, 3})},
+                     {TestTensor::i32({6}, {3, 2, 1, 2, 3, 2})}, 0, 0);
+  check_op<ops::Pad>({{1}, {1}, ops::PadMode::Constant, 0.5f}, {TestTensor::boolean({2}, {0, 1})},
+                     {TestTensor::boolean({4}, {1, 0, 1, 1})}, 0, 0);
+}
+
 TEMPLATE_LIST_TEST_CASE("Pad matches numpy.pad", "[ops][pad]", tested_backends) {
   for (const auto& c : load_fixtures("pad")) {
     SECTION(c.name) {

@@ -6,8 +6,10 @@
 // too, a bilinear one computes Float32.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -49,14 +51,20 @@ inline Status check_accelerated_resize(const WorkloadInfo<ops::Resize>& info) {
 }
 
 /// The element a Constant-mode Pad writes, its first size_of(type) bytes (the rest zero): the
-/// float, the Float16 nearest to it, or the 8-bit integer the constant quantises to.
+/// float, the Float16 nearest to it, the 8-bit integer the constant quantises to, the Signed32 it
+/// truncates to (saturated, NaN 0, as Cast makes it), or the Boolean of it being nonzero.
 inline std::array<std::byte, 4> pad_element(const WorkloadInfo<ops::Pad>& info) {
   const TensorInfo& y = info.outputs[0];
-  if (y.type == DataType::Float16)
-    return std::bit_cast<std::array<std::byte, 4>>(std::uint32_t{float_to_half(info.params.value)});
-  if (!is_quantized(y.type)) return std::bit_cast<std::array<std::byte, 4>>(info.params.value);
-  const std::int32_t q =
-      quantize(info.params.value, y.quantization.scales[0], y.quantization.offset, quantized_range(y.type));
+  const float value = info.params.value;
+  if (y.type == DataType::Float16) return std::bit_cast<std::array<std::byte, 4>>(std::uint32_t{float_to_half(value)});
+  if (y.type == DataType::Signed32)
+    return std::bit_cast<std::array<std::byte, 4>>(
+        std::isnan(value)
+            ? 0
+            : static_cast<std::int32_t>(std::clamp(std::trunc(double(value)), -2147483648.0, 2147483647.0)));
+  if (y.type == DataType::Boolean) return {std::byte{value != 0.0f}};
+  if (!is_quantized(y.type)) return std::bit_cast<std::array<std::byte, 4>>(value);
+  const std::int32_t q = quantize(value, y.quantization.scales[0], y.quantization.offset, quantized_range(y.type));
   return {static_cast<std::byte>(static_cast<std::uint8_t>(q))};
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reference Pad: each output coordinate mapped back into the input, or to the constant; Float32,
-// Float16 and 8-bit quantised elements alike, as bytes.
+// Float16, 8-bit quantised, Signed32 and Boolean elements alike, as bytes.
 #pragma once
 
 #include <cstring>
@@ -16,7 +16,12 @@ class PadBytes {
  public:
   explicit PadBytes(const WorkloadInfo<ops::Pad>& info)
       : params_(info.params), fill_(pad_element(info)), element_(size_of(info.outputs[0].type)) {}
-  static Status is_supported(const WorkloadInfo<ops::Pad>& info) { return check_pad_types(info); }
+  /// The types every backend pads, and Signed32 and Boolean, which RefBackend pads for them (decision 0025).
+  static Status is_supported(const WorkloadInfo<ops::Pad>& info) {
+    const DataType type = info.inputs[0].type;
+    if (type == DataType::Signed32 || type == DataType::Boolean) return Status::ok();
+    return check_pad_types(info);
+  }
 
   void run(std::span<const ConstTensor> in, std::span<const Tensor> out, Context&) const {
     const TensorShape& xs = in[0].info.shape;
