@@ -262,6 +262,19 @@ inline constexpr std::array tile_kernel_table{tile_kernels<Source, 1>(std::make_
 
 }  // namespace detail
 
+/// m rows as tiles of at most gemm_mr rows, as few as that allows and as even as can be: a
+/// remainder of one row would be a tile of two multiply-add chains, waiting on their latency
+/// (37 rows at gemm_mr 6: five tiles of 5 and two of 6, not six of 6 and one of 1).
+struct RowTiles {
+  std::size_t count, base, extra;  // tiles, rows of the smaller ones, tiles with one row more
+  static constexpr RowTiles of(std::size_t m) {
+    const std::size_t count = (m + gemm_mr - 1) / gemm_mr;
+    return count == 0 ? RowTiles{0, 0, 0} : RowTiles{count, m / count, m % count};
+  }
+  constexpr std::size_t first_row(std::size_t tile) const { return tile * base + std::min(tile, extra); }
+  constexpr std::size_t rows(std::size_t tile) const { return base + (tile < extra ? 1 : 0); }
+};
+
 /// C[m x n] = A[m x K] B for one group of packed weights, on the calling thread: for kernels that
 /// split their work over threads themselves and multiply a block that stays in cache. Panels
 /// outside, so that each passes through L1 once while A's rows stay in L2.
@@ -270,10 +283,12 @@ inline void gemm_on_this_thread(const DenseRows& a, std::size_t m, const PackedW
   static constexpr auto& kernels = detail::tile_kernel_table<DenseRows>;
   for (std::size_t p = 0; p < b.panels(); ++p) {
     const std::size_t columns = std::min(gemm_nr, b.n() - p * gemm_nr);
-    for (std::size_t first_row = 0; first_row < m; first_row += gemm_mr)
-      kernels[columns > lanes ? 1 : 0][std::min(gemm_mr, m - first_row) - 1](
-          a, first_row, b.k(), b.panel(group, p), b.bias(group, p), c + first_row * ldc + p * gemm_nr, ldc, columns,
-          epilogue);
+    const RowTiles tiles = RowTiles::of(m);
+    for (std::size_t t = 0; t < tiles.count; ++t) {
+      const std::size_t first_row = tiles.first_row(t);
+      kernels[columns > lanes ? 1 : 0][tiles.rows(t) - 1](a, first_row, b.k(), b.panel(group, p), b.bias(group, p),
+                                                          c + first_row * ldc + p * gemm_nr, ldc, columns, epilogue);
+    }
   }
 }
 
@@ -343,7 +358,8 @@ void gemm(Context& context, const Source& a, std::size_t m, const BasicPackedWei
   const std::size_t k = b.k(), channels = k / a.taps();
   const bool gather = gemm_gathers(a.taps(), k);
   assert(!gather || scratch.size() >= context.threads() * gemm_scratch_elements<E>(a.taps(), k));
-  const std::size_t row_tiles = (m + gemm_mr - 1) / gemm_mr, panels = b.panels();
+  const RowTiles tiles = RowTiles::of(m);
+  const std::size_t row_tiles = tiles.count, panels = b.panels();
   const bool panels_outside = m < b.n();
   const std::size_t outer = panels_outside ? panels : row_tiles, inner = panels_outside ? row_tiles : panels;
   // Whole inner loops per task when the groups and the outer loop alone keep every thread busy.
@@ -356,8 +372,7 @@ void gemm(Context& context, const Source& a, std::size_t m, const BasicPackedWei
                       block = task % inner_blocks;
     for (std::size_t i = block * inner_block; i < std::min(inner, (block + 1) * inner_block); ++i) {
       const std::size_t row_tile = panels_outside ? i : o, p = panels_outside ? o : i;
-      const std::size_t first_row = row_tile * gemm_mr;
-      visit(group, first_row, std::min(gemm_mr, m - first_row), p);
+      visit(group, tiles.first_row(row_tile), tiles.rows(row_tile), p);
     }
   };
   auto output = [&](std::size_t group, std::size_t first_row, std::size_t p) {
