@@ -150,14 +150,11 @@ Status reduce(Importer& im) {
 template <ops::ArgFunction F>
 Status arg_extreme(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
-  const auto rank = static_cast<std::int64_t>(x->dims.size());
-  std::int64_t axis = im.attr_int("axis", 0);
-  if (axis < -rank || axis >= rank) return im.invalid("axis ", axis, " is out of range for rank ", rank);
-  if (axis < 0) axis += rank;
+  KILN_ONNX_TRY(axis, normalized_axis(im, im.attr_int("axis", 0), x->dims.size()));
   const bool keep_dims = im.attr_int("keepdims", 1) != 0;
   const Layout layout = Importer::preferred_layout(*x);
   const auto order = layout_order(layout, x->dims.size());
-  const std::vector<std::int64_t> axes{axis};
+  const std::vector<std::int64_t> axes{static_cast<std::int64_t>(axis)};
   KILN_ONNX_TRY(input, im.tensor(*x, layout, x->dims.size()));
   KILN_ONNX_TRY(y, im.add<ops::ArgMinMax>(
                        {F, kiln_axes(order, axes)[0], keep_dims, im.attr_int("select_last_index", 0) != 0}, {input}));

@@ -29,11 +29,13 @@ struct WindowAxis {
   std::ptrdiff_t first, end, inside, padded;
   static WindowAxis of(std::ptrdiff_t start, std::ptrdiff_t count, std::ptrdiff_t step, std::ptrdiff_t size,
                        std::ptrdiff_t pad_after) {
+    // Positions among a >= 0 pixels: no division per output pixel for the undilated windows of nearly every network.
+    const auto positions = [step](std::ptrdiff_t a) { return step == 1 ? a : (a + step - 1) / step; };
     const std::ptrdiff_t reach = start + (count - 1) * step + 1;
-    const std::ptrdiff_t skipped = start < 0 ? (-start + step - 1) / step : 0;  // positions in the leading padding
+    const std::ptrdiff_t skipped = start < 0 ? positions(-start) : 0;  // positions in the leading padding
     const std::ptrdiff_t first = start + skipped * step, end = std::min(reach, size);
-    const std::ptrdiff_t inside = first < end ? (end - first + step - 1) / step : 0;
-    const std::ptrdiff_t padded = std::min(count, (size + pad_after - start + step - 1) / step);
+    const std::ptrdiff_t inside = first < end ? positions(end - first) : 0;
+    const std::ptrdiff_t padded = std::min(count, positions(size + pad_after - start));
     return {first, end, inside, padded};
   }
 };
