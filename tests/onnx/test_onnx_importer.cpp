@@ -895,3 +895,55 @@ TEST_CASE("A layer norm imports as LayerNormalization at opset 17 and fuses into
     CHECK(count(printouts[0], kind) == count(printouts[1], kind));
   }
 }
+
+TEST_CASE("ONNX 3-D Conv: depth taps folded into channels, with padding, stride and groups (hand-computed)", "[onnx]") {
+  // Depths [1, 2], [3, 4], [5, 6] padded by one depth each side, the kernel [10, 1] over depth at
+  // stride 2: 0 * 10 + [1, 2] and [3, 4] * 10 + [5, 6], plus the bias 0.5.
+  ModelBuilder padded(13);
+  padded.input("x", {1, 1, 3, 1, 2}).initializer("w", {1, 1, 2, 1, 1}, {10, 1}).initializer("b", {1}, {0.5f});
+  auto& conv = padded.node("Conv", {"x", "w", "b"}, {"y"});
+  set_ints(conv, "pads", {1, 0, 0, 1, 0, 0});
+  set_ints(conv, "strides", {2, 1, 1});
+  padded.output("y");
+  auto strided = padded.import();
+  REQUIRE(strided);
+  CHECK(run(*strided, std::vector<float>{1, 2, 3, 4, 5, 6}) == std::vector<float>{1.5f, 2.5f, 35.5f, 46.5f});
+  // Two groups of one channel, two depth taps each: [1, 2] . [1, 10] and [3, 4] . [100, 1000].
+  ModelBuilder grouped(13);
+  grouped.input("x", {1, 2, 2, 1, 1}).initializer("w", {2, 1, 2, 1, 1}, {1, 10, 100, 1000});
+  set_int(grouped.node("Conv", {"x", "w"}, {"y"}), "group", 2);
+  grouped.output("y");
+  auto by_group = grouped.import();
+  REQUIRE(by_group);
+  CHECK(run(*by_group, std::vector<float>{1, 2, 3, 4}) == std::vector<float>{21, 4300});
+}
+
+TEST_CASE("ONNX 3-D pooling: a plane's window, then the depth's (hand-computed)", "[onnx]") {
+  // x = 1..8 as two depths of 2x2; a 2x2x2 window, one depth of padding in front: the first output
+  // sees the padding and the first depth, the second both depths.
+  const std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8};
+  auto pooled = [&](const char* op, std::int64_t count_include_pad) {
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2, 2});
+    auto& node = m.node(op, {"x"}, {"y"});
+    set_ints(node, "kernel_shape", {2, 2, 2});
+    set_ints(node, "pads", {1, 0, 0, 0, 0, 0});
+    if (count_include_pad) set_int(node, "count_include_pad", 1);
+    m.output("y");
+    auto model = m.import();
+    REQUIRE(model);
+    return run(*model, x);
+  };
+  CHECK(pooled("MaxPool", 0) == std::vector<float>{4, 8});
+  CHECK(pooled("AveragePool", 0) == std::vector<float>{2.5f, 4.5f});   // 10 / 4, 36 / 8
+  CHECK(pooled("AveragePool", 1) == std::vector<float>{1.25f, 4.5f});  // the padding counted: 10 / 8
+  for (const auto& [op, expected] : {std::pair{"GlobalAveragePool", 4.5f}, std::pair{"GlobalMaxPool", 8.0f}}) {
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2, 2});
+    m.node(op, {"x"}, {"y"});
+    m.output("y");
+    auto model = m.import();
+    REQUIRE(model);
+    CHECK(run(*model, x) == std::vector<float>{expected});
+  }
+}

@@ -982,3 +982,55 @@ TEST_CASE("An attention chain stays as it is where its weights are read too, or 
   REQUIRE(first_choice_lacks);
   CHECK(first_choice_lacks->to_string().find("(Attention)") == std::string::npos);
 }
+
+namespace {
+/// x [1, 2, 3, 2] (NHWC, x = 0..11) -> Transpose to NCHW -> Reshape [1, 12] -> FullyConnected with
+/// weights [2, 12]: row 0 picks NCHW element 1, row 1 weighs NCHW element t by t. `transposed_read`
+/// makes the transposed map an output too.
+Network flatten_channels_last(bool transposed_read) {
+  Network net;
+  auto x = net.add_input(0, {{1, 2, 3, 2}}, "x");
+  auto nchw = net.add<ops::Transpose>({{0, 3, 1, 2}}, {x}, "to_nchw");
+  auto flat = net.add<ops::Reshape>({{1, 12}}, {nchw}, "flatten");
+  std::vector<float> weights(24, 0.0f);
+  weights[1] = 1;
+  for (std::size_t t = 0; t < 12; ++t) weights[12 + t] = static_cast<float>(t);
+  auto w = net.add_constant<float>({{2, 12}}, weights, "weights");
+  net.add_output(0, net.add<ops::FullyConnected>({}, {flat, w}, "dense"), "y");
+  if (transposed_read) net.add_output(1, nchw, "nchw");
+  return net;
+}
+template <class... Bs>
+std::vector<float> run_flatten(const OptimizedNetwork<Bs...>& optimized, bool transposed_read) {
+  Runtime<Bs...> runtime;
+  auto id = runtime.load(optimized);
+  REQUIRE(id);
+  std::vector<float> x(12), y(2), nchw(12);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  const InputBinding inputs[] = {{0, {{{1, 2, 3, 2}}, x.data()}}};
+  const OutputBinding outputs[] = {{0, {{{1, 2}}, y.data()}}, {1, {{{1, 2, 2, 3}}, nchw.data()}}};
+  REQUIRE(runtime.enqueue(*id, inputs, std::span(outputs, transposed_read ? 2 : 1)));
+  return y;
+}
+}  // namespace
+
+TEST_CASE("A Transpose flattened into a FullyConnected becomes a permutation of its weights' columns",
+          "[optimizer][passes]") {
+  // NCHW element t = c * 6 + h * 3 + w holds the NHWC value (h * 3 + w) * 2 + c: element 1 is 2;
+  // the sum of t times element t is 0*0 + 1*2 + 2*4 + 3*6 + 4*8 + 5*10 (c = 0: 110) plus
+  // 6*1 + 7*3 + 8*5 + 9*7 + 10*9 + 11*11 (c = 1: 341), 451.
+  const std::vector<float> expected{2, 451};
+  auto folded = optimize<RefBackend>(flatten_channels_last(false));
+  REQUIRE(folded);
+  CHECK_THAT(folded->to_string(), !Catch::Contains("(Transpose)") && Catch::Contains("dense/weights_in_input_order"));
+  CHECK(run_flatten(*folded, false) == expected);
+  auto kept = optimize<RefBackend>(flatten_channels_last(false), {.fold_flatten_transposes = false});
+  REQUIRE(kept);
+  CHECK_THAT(kept->to_string(), Catch::Contains("to_nchw (Transpose)"));
+  CHECK(run_flatten(*kept, false) == expected);
+  // The transposed map read elsewhere too: it stays, and so do the weights.
+  auto shared = optimize<RefBackend>(flatten_channels_last(true));
+  REQUIRE(shared);
+  CHECK_THAT(shared->to_string(), Catch::Contains("to_nchw (Transpose)"));
+  CHECK(run_flatten(*shared, true) == expected);
+}

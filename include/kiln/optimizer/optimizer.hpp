@@ -7,6 +7,7 @@
 
 #include "kiln/optimizer/assign_backends.hpp"
 #include "kiln/optimizer/passes/fold_batch_norm.hpp"
+#include "kiln/optimizer/passes/fold_flatten_transposes.hpp"
 #include "kiln/optimizer/passes/fuse_activations.hpp"
 #include "kiln/optimizer/passes/fuse_attention.hpp"
 #include "kiln/optimizer/passes/fuse_gated_activations.hpp"
@@ -39,6 +40,10 @@ struct OptimizerOptions {
   /// Quantize pairs left (or make them a Requantize), and fold a Dequantize of a constant left
   /// over into a Float32 constant (passes/fuse_quantized_layers.hpp).
   bool fuse_quantized_layers = true;
+  /// Drop the Transpose before a flattening Reshape into a FullyConnected with constant weights by
+  /// permuting the weights' columns instead: an ONNX Flatten of a channels-last feature map
+  /// (passes/fold_flatten_transposes.hpp).
+  bool fold_flatten_transposes = true;
   /// Compute in Float16 (Arm NN's ReduceFp32ToFp16): every Float32 layer a backend runs in Float16
   /// becomes a Float16 layer, its constants rounded to Float16, with Casts where Float32 tensors
   /// meet it; the network's inputs and outputs keep their types (passes/reduce_to_float16.hpp).

@@ -49,6 +49,9 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
   }
   if (passes::fold_dequantized_constants(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
+  // After the int8 fusions, which leave an int8 FullyConnected reading its weights' Constant.
+  if (options.fold_flatten_transposes && passes::fold_flatten_transposes(network) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
   // Last of the rewrites: the passes above read Float32 constants.
   if (options.reduce_float32_to_float16 && passes::reduce_float32_to_float16(network, runs_somewhere) != 0)
     if (auto status = network.infer_shapes(); !status) return status;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX Conv and ConvTranspose, 1-D and 2-D, as kiln's NHWC convolutions. Constant weights are
+// ONNX Conv (1-D, 2-D and 3-D) and ConvTranspose (1-D and 2-D) as kiln's NHWC convolutions. Constant weights are
 // permuted into kiln's layout once, here; weights computed by the graph get a Transpose layer.
 #include <algorithm>
 #include <numeric>
@@ -29,19 +29,79 @@ std::vector<std::int64_t> weights_4d(std::span<const std::int64_t> dims) {
   return {dims.begin(), dims.end()};
 }
 
-Status check_ranks(const Importer& im, const Value& x, const Value& w) {
-  if (x.dims.size() != 3 && x.dims.size() != 4)
-    return im.error("input has ", x.dims.size(), " dimensions; kiln runs 1-D and 2-D convolutions");
+Status check_ranks(const Importer& im, const Value& x, const Value& w, std::size_t highest) {
+  if (x.dims.size() < 3 || x.dims.size() > highest)
+    return im.error("input has ", x.dims.size(), " dimensions; kiln runs ",
+                    highest == 5 ? "1-D, 2-D and 3-D" : "1-D and 2-D", " ", im.node().op_type(), " (3 to ", highest,
+                    ")");
   if (w.dims.size() != x.dims.size())
     return im.invalid("weights have ", w.dims.size(), " dimensions but the input has ", x.dims.size());
   return Status::ok();
 }
 
+// A 3-D convolution as a 2-D one over height and width: the depth taps that each output depth
+// reads, side by side in the channels (a Pad, one StridedSlice a tap and a Concat: [N, OD, H, W,
+// KD * C]), with the depth taps folded into the weights' input channels to match ([O, KH, KW, KD *
+// C / group]). Every backend's Convolution2d runs it, at the cost of KD copies of the input.
+Status conv_3d(Importer& im, const Window& window, std::int64_t group) {
+  KILN_ONNX_TRY(x, im.input(0));
+  KILN_ONNX_TRY(w, im.input(1));
+  if (!w->constant)
+    return im.error("3-D convolution with computed weights (kiln folds constant weights' depth taps into channels)");
+  const std::int64_t batch = x->dims[0], channels = x->dims[1], height = x->dims[3], width = x->dims[4];
+  const WindowAxis& depth = window.depth;
+  const std::int64_t padded = x->dims[2] + depth.before + depth.after;
+  const std::int64_t reach = std::int64_t{depth.dilation} * (depth.kernel - 1) + 1;
+  if (padded < reach) return im.invalid("the kernel reaches ", reach, " depths but the padded input has ", padded);
+  const std::int64_t out_depth = (padded - reach) / depth.stride + 1;
+  KILN_ONNX_TRY(volume, im.channels_last(*x));
+  OutputSlot source = volume;
+  if (depth.before + depth.after > 0) {
+    KILN_ONNX_TRY(padded_volume,
+                  im.add<ops::Pad>({{0, depth.before, 0, 0, 0}, {0, depth.after, 0, 0, 0}}, {volume}, "depth_padding"));
+    source = padded_volume;
+  }
+  std::vector<OutputSlot> taps;
+  for (std::uint32_t k = 0; k < depth.kernel; ++k) {
+    const std::int64_t first = std::int64_t{k} * depth.dilation;
+    KILN_ONNX_TRY(
+        tap, im.add<ops::StridedSlice>({{first}, {first + (out_depth - 1) * depth.stride + 1}, {depth.stride}, {1}},
+                                       {source}, "depth_tap_" + std::to_string(k)));
+    taps.push_back(tap);
+  }
+  OutputSlot stacked = taps.front();
+  if (taps.size() > 1) {
+    KILN_ONNX_TRY(joined, im.add<ops::Concat>({4}, taps, "depth_taps"));
+    stacked = joined;
+  }
+  const std::int64_t slices = batch * out_depth, per_group = channels / group, taps_count = depth.kernel;
+  if (group > 1 && taps_count > 1) {  // a group's channels together: [KD, G, C / G] -> [G, KD, C / G]
+    KILN_ONNX_TRY(split, im.add<ops::Reshape>({{slices, height, width, taps_count, group, per_group}}, {stacked},
+                                              "depth_taps_by_group"));
+    KILN_ONNX_TRY(grouped, im.add<ops::Transpose>({{0, 1, 2, 4, 3, 5}}, {split}, "groups_together"));
+    stacked = grouped;
+  }
+  KILN_ONNX_TRY(planes,
+                im.add<ops::Reshape>({{slices, height, width, taps_count * channels}}, {stacked}, "depth_slices"));
+  const auto& wd = w->dims;  // [O, C / G, KD, KH, KW] -> [O, KH, KW, KD * C / G]
+  constexpr std::size_t taps_into_channels[] = {0, 3, 4, 2, 1};
+  const OutputSlot weights = im.add_constant(
+      w->constant->transposed(wd, taps_into_channels, {wd[0], wd[3], wd[4], wd[2] * wd[1]}), w->type, "weights");
+  std::vector<OutputSlot> inputs{planes, weights};
+  if (im.has_input(2)) {
+    KILN_ONNX_TRY(b, im.input(2));
+    KILN_ONNX_TRY(bias, im.plain(*b));
+    inputs.push_back(bias);
+  }
+  KILN_ONNX_TRY(y, im.add<ops::Convolution2d>(
+                       {window.padding, window.stride, window.dilation, static_cast<std::uint32_t>(group)}, inputs));
+  return define_nhwc_output(im, *x, y, out_depth);
+}
+
 Status conv(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
   KILN_ONNX_TRY(w, im.input(1));
-  if (auto s = check_ranks(im, *x, *w); !s) return s;
-  const bool one_d = x->dims.size() == 3;
+  if (auto s = check_ranks(im, *x, *w, 5); !s) return s;
   const std::int64_t group = im.attr_int("group", 1);
   const std::int64_t channels = x->dims[1];
   if (group <= 0 || channels % group != 0 || w->dims[0] % group != 0 || w->dims[1] * group != channels)
@@ -49,6 +109,7 @@ Status conv(Importer& im) {
                       w->dims[1], ", ...]");
   const std::span<const std::int64_t> spatial(x->dims.begin() + 2, x->dims.end());
   KILN_ONNX_TRY(window, read_window(im, spatial, std::span<const std::int64_t>(w->dims.begin() + 2, w->dims.end())));
+  if (x->dims.size() == 5) return conv_3d(im, window, group);
   KILN_ONNX_TRY(input, nhwc_input(im, *x));
   const bool depthwise = group > 1 && group == channels && w->dims[1] == 1;
   constexpr std::size_t ohwi[] = {0, 2, 3, 1}, ihwo[] = {1, 2, 3, 0};
@@ -63,7 +124,7 @@ Status conv(Importer& im) {
                      : im.add<ops::Convolution2d>(
                            {window.padding, window.stride, window.dilation, static_cast<std::uint32_t>(group)}, inputs);
   if (!y) return y.status();
-  return define_nhwc_output(im, *y, one_d);
+  return define_nhwc_output(im, *x, *y);
 }
 
 // ConvTranspose weights [C, O / group, K...] dilated: the kernel with dilation - 1 zeros between its
@@ -98,8 +159,7 @@ Expected<Value> dilated_weights(Importer& im, const Value& w, std::span<const st
 Status conv_transpose(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
   KILN_ONNX_TRY(given_w, im.input(1));
-  if (auto s = check_ranks(im, *x, *given_w); !s) return s;
-  const bool one_d = x->dims.size() == 3;
+  if (auto s = check_ranks(im, *x, *given_w, 4); !s) return s;
   const std::size_t axes = x->dims.size() - 2;
   const std::int64_t group = im.attr_int("group", 1);
   if (given_w->dims[0] != x->dims[1])
@@ -171,7 +231,7 @@ Status conv_transpose(Importer& im) {
     }
     auto y = im.add<ops::TransposeConvolution2d>(params, inputs);
     if (!y) return y.status();
-    return define_nhwc_output(im, *y, one_d);
+    return define_nhwc_output(im, *x, *y);
   }
   // Groups: the channels split into `group` runs, each through its own TransposeConvolution2d with
   // its slice of the weights (rows of [C, O / group, K...]) and of the bias, concatenated.
@@ -203,7 +263,7 @@ Status conv_transpose(Importer& im) {
     outputs.push_back(y);
   }
   KILN_ONNX_TRY(joined, im.add<ops::Concat>({3}, outputs));
-  return define_nhwc_output(im, joined, one_d);
+  return define_nhwc_output(im, *x, joined);
 }
 
 constexpr ConverterEntry convolution_ops[] = {{"Conv", conv}, {"ConvTranspose", conv_transpose}};

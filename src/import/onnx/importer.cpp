@@ -407,10 +407,10 @@ Expected<std::vector<std::int64_t>> spatial_attr(const Importer& im, std::string
   return values;
 }
 
-Expected<Window2d> read_window(const Importer& im, std::span<const std::int64_t> spatial,
-                               std::span<const std::int64_t> kernel) {
+Expected<Window> read_window(const Importer& im, std::span<const std::int64_t> spatial,
+                             std::span<const std::int64_t> kernel) {
   const std::size_t axes = spatial.size();
-  if (axes != 1 && axes != 2) return im.error(axes, " spatial axes; kiln runs 1-D and 2-D windows");
+  if (axes < 1 || axes > 3) return im.error(axes, " spatial axes; kiln runs 1-D, 2-D and 3-D windows");
   std::vector<std::int64_t> kernel_shape(kernel.begin(), kernel.end());
   if (im.attr("kernel_shape") != nullptr || kernel.empty()) {
     KILN_ONNX_TRY(k, spatial_attr(im, "kernel_shape", axes, 0));
@@ -434,35 +434,37 @@ Expected<Window2d> read_window(const Importer& im, std::span<const std::int64_t>
   } else if (auto_pad != "NOTSET") {
     return im.invalid("auto_pad '", auto_pad, "' is not known");
   }
-  auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
-  Window2d w;
-  if (axes == 2) {
-    w.kernel = {u(kernel_shape[0]), u(kernel_shape[1])};
-    w.stride = {u(strides[0]), u(strides[1])};
-    w.dilation = {u(dilations[0]), u(dilations[1])};
-    w.padding = {u(pads[0]), u(pads[2]), u(pads[1]), u(pads[3])};
-  } else {
-    w.kernel = {1, u(kernel_shape[0])};
-    w.stride = {1, u(strides[0])};
-    w.dilation = {1, u(dilations[0])};
-    w.padding = {0, 0, u(pads[0]), u(pads[1])};
-  }
-  return w;
+  auto axis = [&](std::size_t a) {
+    auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    return WindowAxis{u(kernel_shape[a]), u(strides[a]), u(dilations[a]), u(pads[a]), u(pads[a + axes])};
+  };
+  const WindowAxis width = axis(axes - 1), height = axes >= 2 ? axis(axes - 2) : WindowAxis{},
+                   depth = axes == 3 ? axis(0) : WindowAxis{};
+  return Window{{height.kernel, width.kernel},
+                {height.stride, width.stride},
+                {height.dilation, width.dilation},
+                {height.before, height.after, width.before, width.after},
+                depth};
 }
 
 Expected<OutputSlot> nhwc_input(Importer& im, Value& x) {
-  if (x.dims.size() != 3 && x.dims.size() != 4)
-    return im.error("input has ", x.dims.size(), " dimensions; kiln runs 1-D and 2-D spatial ops (3 or 4)");
+  if (x.dims.size() < 3 || x.dims.size() > 5)
+    return im.error("input has ", x.dims.size(), " dimensions; kiln runs 1-D, 2-D and 3-D spatial ops (3 to 5)");
   KILN_ONNX_TRY(slot, im.channels_last(x));
-  if (x.dims.size() == 4) return slot;
-  return im.add<ops::Reshape>({{x.dims[0], 1, x.dims[2], x.dims[1]}}, {slot}, "as_2d");
+  const auto& d = x.dims;
+  if (d.size() == 4) return slot;
+  if (d.size() == 3) return im.add<ops::Reshape>({{d[0], 1, d[2], d[1]}}, {slot}, "as_2d");
+  return im.add<ops::Reshape>({{d[0] * d[2], d[3], d[4], d[1]}}, {slot}, "depth_slices");
 }
 
-Status define_nhwc_output(Importer& im, OutputSlot y, bool one_d) {
-  if (one_d) {
-    const TensorShape& s = im.info(y).shape;
+Status define_nhwc_output(Importer& im, const Value& x, OutputSlot y, std::int64_t depth) {
+  const TensorShape& s = im.info(y).shape;
+  if (x.dims.size() == 3) {
     KILN_ONNX_TRY(lowered, im.add<ops::Reshape>({{s[0], s[2], s[3]}}, {y}, "as_1d"));
     y = lowered;
+  } else if (x.dims.size() == 5) {
+    KILN_ONNX_TRY(volume, im.add<ops::Reshape>({{x.dims[0], depth, s[1], s[2], s[3]}}, {y}, "as_3d"));
+    y = volume;
   }
   im.define(0, y, Layout::ChannelsLast);
   return Status::ok();

@@ -260,25 +260,33 @@ class Importer {
   bool node_folded_ = false;
 };
 
-/// The window of a convolution or pooling node over 1 or 2 spatial axes, as kiln's 2-D parameters
-/// (a 1-D window is a 2-D one of height 1).
-struct Window2d {
+/// One spatial axis of a window: the kernel's size, stride, dilation and the padding before and after.
+struct WindowAxis {
+  std::uint32_t kernel = 1, stride = 1, dilation = 1, before = 0, after = 0;
+};
+/// The window of a convolution or pooling node over 1, 2 or 3 spatial axes: kiln's 2-D parameters
+/// over height and width (a 1-D window is a 2-D one of height 1), and the depth axis of a 3-D one,
+/// which the converters lower onto 2-D layers (a kernel of 1 otherwise).
+struct Window {
   ops::Size2d kernel, stride, dilation;
   ops::Padding2d padding;
+  WindowAxis depth;
 };
 /// ONNX axis `axis` (negative counts from the end) as an index in [0, rank), or an error naming it.
 Expected<std::size_t> normalized_axis(const Importer& im, std::int64_t axis, std::size_t rank);
 /// Reads kernel_shape (or `kernel` when given), strides, dilations, pads and auto_pad for an
 /// input of spatial size `spatial`.
-Expected<Window2d> read_window(const Importer& im, std::span<const std::int64_t> spatial,
-                               std::span<const std::int64_t> kernel = {});
+Expected<Window> read_window(const Importer& im, std::span<const std::int64_t> spatial,
+                             std::span<const std::int64_t> kernel = {});
 /// An integer-list attribute with one value per spatial axis (`fallback` when absent).
 Expected<std::vector<std::int64_t>> spatial_attr(const Importer& im, std::string_view name, std::size_t axes,
                                                  std::int64_t fallback);
-/// The channels-last tensor of a 3-D ([N, C, L]) or 4-D input as kiln's 4-D NHWC ([N, 1, L, C] for 1-D).
+/// The channels-last tensor of a 3-D ([N, C, L]) or 4-D input as kiln's 4-D NHWC ([N, 1, L, C] for 1-D),
+/// and of a 5-D one ([N, C, D, H, W]) with its depth slices as the batch: [N * D, H, W, C].
 Expected<OutputSlot> nhwc_input(Importer& im, Value& x);
-/// Defines output 0 as NHWC result `y`, back to [N, L, C] when the input was 1-D.
-Status define_nhwc_output(Importer& im, OutputSlot y, bool one_d);
+/// Defines output 0 of a node whose input `x` nhwc_input read as NHWC result `y`: back to [N, L, C]
+/// when `x` was 1-D, and to [N, D, OH, OW, C'] (`depth` slices) when it was 3-D.
+Status define_nhwc_output(Importer& im, const Value& x, OutputSlot y, std::int64_t depth = 1);
 
 /// The integers of 8-bit `x` in `layout`, read with `quantization` (a Reshape that declares it
 /// when the tensor has another): how a quantising node gives its input the scale it states.
