@@ -35,7 +35,10 @@ void run_task(F& task, std::size_t index, unsigned thread) {
 /// \endcode
 /// Concurrent callers are safe: the caller that finds the pool busy runs its indices itself.
 /// Between jobs the workers spin for a short while before they sleep, because a network's layers
-/// follow each other within microseconds and waking a sleeping thread costs tens of them.
+/// follow each other within microseconds and waking a sleeping thread costs tens of them. Before
+/// their first job they sleep at once, and a pool being destroyed stops their spinning: a runtime
+/// that is made and dropped (a test's, a loaded-then-unloaded network's) burns no core meanwhile,
+/// which under emulation, where each spin is a sched_yield, took most of the op tests' time.
 class ThreadPool {
  public:
   /// `threads` is clamped to [1, max_threads].
@@ -45,7 +48,7 @@ class ThreadPool {
   ~ThreadPool() {
     {
       std::lock_guard lock(mutex_);
-      stopping_ = true;
+      stopping_.store(true, std::memory_order_relaxed);
     }
     wake_.notify_all();
     for (std::thread& worker : workers_) worker.join();
@@ -144,13 +147,15 @@ class ThreadPool {
 
   void work(std::size_t self) {
     std::uint64_t seen = 0;
-    for (;;) {
-      auto new_job = [&] { return generation(state_.load(std::memory_order_acquire)) != seen; };
-      if (!spin_until(new_job)) {
+    for (bool worked = false;; worked = true) {
+      auto new_job = [&] {
+        return stopping_.load(std::memory_order_relaxed) || generation(state_.load(std::memory_order_acquire)) != seen;
+      };
+      if (!worked || !spin_until(new_job)) {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || new_job(); });
-        if (stopping_) return;
+        wake_.wait(lock, new_job);
       }
+      if (stopping_.load(std::memory_order_relaxed)) return;
       // A job that closed before this worker came is done without it; a failed exchange rereads
       // the state, which may be a newer job's.
       for (std::uint64_t state = state_.load(std::memory_order_acquire);;) {
@@ -173,7 +178,7 @@ class ThreadPool {
   std::condition_variable wake_, done_;
   Job job_;
   std::atomic<std::uint64_t> state_{0};
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};  // set under mutex_, read while spinning too
 };
 
 }  // namespace kiln::neon
