@@ -1034,3 +1034,104 @@ TEST_CASE("A Transpose flattened into a FullyConnected becomes a permutation of 
   CHECK_THAT(shared->to_string(), Catch::Contains("to_nchw (Transpose)"));
   CHECK(run_flatten(*shared, true) == expected);
 }
+
+namespace {
+/// x [1, 2, 3] -> FullyConnected with weights [[1, 0, 0], [0, 1, 1]] (and `bias` when given) ->
+/// Add of the constant `row` (on the left when `row_first`) -> y.
+Network dense_then_add(std::vector<float> row, TensorShape row_shape, std::optional<std::vector<float>> bias,
+                       bool row_first = false) {
+  Network net;
+  auto x = net.add_input(0, {{1, 2, 3}}, "x");
+  auto w = net.add_constant<float>({{2, 3}}, std::vector<float>{1, 0, 0, 0, 1, 1}, "weights");
+  auto dense = bias ? net.add<ops::FullyConnected>({}, {x, w, net.add_constant<float>({{2}}, *bias, "bias")}, "dense")
+                    : net.add<ops::FullyConnected>({}, {x, w}, "dense");
+  auto r = net.add_constant<float>({row_shape}, row, "row");
+  net.add_output(0,
+                 net.add<ops::ElementwiseBinary>({ops::BinaryOperation::Add},
+                                                 {row_first ? r : dense, row_first ? dense : r}, "add"),
+                 "y");
+  return net;
+}
+template <class... Bs>
+std::vector<float> run_on(const OptimizedNetwork<Bs...>& optimized, TensorShape x_shape, std::vector<float> x,
+                          TensorShape y_shape) {
+  Runtime<Bs...> runtime;
+  auto id = runtime.load(optimized);
+  REQUIRE(id);
+  std::vector<float> y(y_shape.num_elements());
+  const InputBinding inputs[] = {{0, {{x_shape}, x.data()}}};
+  const OutputBinding outputs[] = {{0, {{y_shape}, y.data()}}};
+  REQUIRE(runtime.enqueue(*id, inputs, outputs));
+  return y;
+}
+}  // namespace
+
+TEST_CASE("The Add of a constant row after a FullyConnected becomes its bias", "[optimizer][passes]") {
+  // x rows [1, 2, 3] and [4, 5, 6] -> [1, 2 + 3] and [4, 5 + 6], plus [10, 20].
+  const std::vector<float> x{1, 2, 3, 4, 5, 6};
+  for (bool row_first : {false, true}) {
+    auto folded = optimize<RefBackend>(dense_then_add({10, 20}, {1, 1, 2}, std::nullopt, row_first));
+    REQUIRE(folded);
+    CHECK_THAT(folded->to_string(), !Catch::Contains("(ElementwiseBinary)") && Catch::Contains("dense/folded_bias"));
+    CHECK(run_on(*folded, {1, 2, 3}, x, {1, 2, 2}) == std::vector<float>{11, 25, 14, 31});
+  }
+  // A bias already there: the row adds to it.
+  auto summed = optimize<RefBackend>(dense_then_add({10, 20}, {2}, std::vector<float>{0.5f, 0.25f}));
+  REQUIRE(summed);
+  CHECK_THAT(summed->to_string(), !Catch::Contains("(ElementwiseBinary)"));
+  CHECK(run_on(*summed, {1, 2, 3}, x, {1, 2, 2}) == std::vector<float>{11.5f, 25.25f, 14.5f, 31.25f});
+  // One value per row, not per output: an Add it stays.
+  auto per_row = optimize<RefBackend>(dense_then_add({10, 20}, {2, 1}, std::nullopt));
+  REQUIRE(per_row);
+  CHECK_THAT(per_row->to_string(), Catch::Contains("add (ElementwiseBinary)"));
+  CHECK(run_on(*per_row, {1, 2, 3}, x, {1, 2, 2}) == std::vector<float>{11, 15, 24, 31});
+  auto kept = optimize<RefBackend>(dense_then_add({10, 20}, {2}, std::nullopt), {.fold_bias_adds = false});
+  REQUIRE(kept);
+  CHECK_THAT(kept->to_string(), Catch::Contains("add (ElementwiseBinary)"));
+}
+
+namespace {
+/// x [4] -> the Erf form of GELU as PyTorch exports it: Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x ->
+/// Mul 0.5; or, `scaled_first`, Mul(x, 1 / sqrt 2) for the Div and (x * 0.5) * (1 + erf) for the Muls.
+Network erf_gelu(bool scaled_first) {
+  using B = ops::BinaryOperation;
+  Network net;
+  auto x = net.add_input(0, {{4}}, "x");
+  auto scalar = [&](float v, const char* name) { return net.add_constant<float>({{1}}, std::vector<float>{v}, name); };
+  auto scaled = scaled_first
+                    ? net.add<ops::ElementwiseBinary>({B::Mul}, {x, scalar(0.70710678f, "inverse_root")}, "scale")
+                    : net.add<ops::ElementwiseBinary>({B::Div}, {x, scalar(1.4142135f, "root")}, "scale");
+  auto erf = net.add<ops::ElementwiseUnary>({ops::UnaryOperation::Erf}, {scaled}, "erf");
+  auto gate = net.add<ops::ElementwiseBinary>({B::Add}, {erf, scalar(1, "one")}, "gate");
+  OutputSlot y;
+  if (scaled_first) {
+    auto half = net.add<ops::ElementwiseBinary>({B::Mul}, {x, scalar(0.5f, "half")}, "half");
+    y = net.add<ops::ElementwiseBinary>({B::Mul}, {half, gate}, "gelu");
+  } else {
+    auto product = net.add<ops::ElementwiseBinary>({B::Mul}, {x, gate}, "product");
+    y = net.add<ops::ElementwiseBinary>({B::Mul}, {product, scalar(0.5f, "half")}, "gelu");
+  }
+  net.add_output(0, y, "y");
+  return net;
+}
+}  // namespace
+
+TEST_CASE("The Erf form of GELU becomes one GELU activation", "[optimizer][passes]") {
+  // 0.5 x (1 + erf(x / sqrt 2)) at -1, 0, 1, 2: erf(0.7071) = 0.6826895, erf(1.4142) = 0.9544997.
+  const std::vector<float> expected{-0.15865525f, 0, 0.84134475f, 1.9544997f};
+  for (bool scaled_first : {false, true}) {
+    INFO("scaled first " << scaled_first);
+    auto fused = optimize<RefBackend>(erf_gelu(scaled_first));
+    REQUIRE(fused);
+    const std::string text = fused->to_string();
+    CHECK_THAT(text, Catch::Contains("gelu (Activation)") && !Catch::Contains("(ElementwiseUnary)") &&
+                         !Catch::Contains("(ElementwiseBinary)"));
+    const auto y = run_on(*fused, {4}, {-1, 0, 1, 2}, {4});
+    for (std::size_t i = 0; i < 4; ++i) CHECK(y[i] == Approx(expected[i]).margin(1e-6));
+  }
+  auto unfused = optimize<RefBackend>(erf_gelu(false), {.fuse_gated_activations = false});
+  REQUIRE(unfused);
+  CHECK_THAT(unfused->to_string(), Catch::Contains("erf (ElementwiseUnary)"));
+  const auto y = run_on(*unfused, {4}, {-1, 0, 1, 2}, {4});
+  for (std::size_t i = 0; i < 4; ++i) CHECK(y[i] == Approx(expected[i]).margin(1e-6));
+}

@@ -176,14 +176,15 @@ TEST_CASE("Outputs may come straight from an input or a constant", "[runtime]") 
 }
 
 TEST_CASE("A constant that workloads packed at load is not held a second time", "[runtime]") {
-  // y = x * w^T + b, then + b again: w is read only by FullyConnected, b also by the Add.
+  // y = (x * w^T + b) * b: w is read only by FullyConnected, b also by the Mul (an Add of b would
+  // fold into the bias: passes::fold_bias_adds).
   const auto build = [] {
     Network net;
     auto x = net.add_input(0, {{1, 2}}, "x");
     auto w = net.add_constant<float>({{2, 2}}, std::vector<float>{1, 2, 3, 4}, "w");
     auto b = net.add_constant<float>({{2}}, std::vector<float>{10, 20}, "b");
     auto fc = net.add<ops::FullyConnected>({}, {x, w, b}, "fc");
-    net.add_output(0, net.add<ops::ElementwiseBinary>({ops::BinaryOperation::Add}, {fc, b}, "add"), "y");
+    net.add_output(0, net.add<ops::ElementwiseBinary>({ops::BinaryOperation::Mul}, {fc, b}, "mul"), "y");
     return net;
   };
   const auto run = [](auto& runtime, NetworkId id) {
@@ -195,8 +196,8 @@ TEST_CASE("A constant that workloads packed at load is not held a second time", 
   };
   Runtime<NeonBackend, RefBackend> packing;
   const NetworkId packed = load(packing, build());
-  CHECK(run(packing, packed) == std::vector<float>{1 - 2 + 20, 3 - 4 + 40});
-  CHECK(packing.memory_summary(packed)->constant_bytes == 8);                // b, which the Add reads
+  CHECK(run(packing, packed) == std::vector<float>{(1 - 2 + 10) * 10, (3 - 4 + 20) * 20});
+  CHECK(packing.memory_summary(packed)->constant_bytes == 8);                // b, which the Mul reads
   CHECK(packing.memory_summary(packed)->constant_bytes_in_workloads == 16);  // w, packed by FullyConnected
   // Given the network, the loader lets w's data go once FullyConnected has packed it, and keeps b's.
   Runtime<NeonBackend, RefBackend> consuming;
@@ -204,11 +205,11 @@ TEST_CASE("A constant that workloads packed at load is not held a second time", 
   REQUIRE(optimized);
   const auto consumed = consuming.load(std::move(*optimized));
   REQUIRE(consumed);
-  CHECK(run(consuming, *consumed) == std::vector<float>{19, 39});
+  CHECK(run(consuming, *consumed) == std::vector<float>{90, 380});
   CHECK(consuming.memory_summary(*consumed)->constant_bytes == 8);
   Runtime<RefBackend> reading;
   const NetworkId read = load(reading, build());
-  CHECK(run(reading, read) == std::vector<float>{19, 39});
+  CHECK(run(reading, read) == std::vector<float>{90, 380});
   CHECK(reading.memory_summary(read)->constant_bytes == 24);
   CHECK(reading.memory_summary(read)->constant_bytes_in_workloads == 0);
 }

@@ -7,6 +7,7 @@
 
 #include "kiln/optimizer/assign_backends.hpp"
 #include "kiln/optimizer/passes/fold_batch_norm.hpp"
+#include "kiln/optimizer/passes/fold_bias_adds.hpp"
 #include "kiln/optimizer/passes/fold_flatten_transposes.hpp"
 #include "kiln/optimizer/passes/fuse_activations.hpp"
 #include "kiln/optimizer/passes/fuse_attention.hpp"
@@ -24,7 +25,11 @@ struct OptimizerOptions {
   std::vector<std::string_view> backend_preferences;
   /// Fold a BatchNormalization that follows a convolution into its weights and bias.
   bool fold_batch_norms = true;
-  /// Replace x * HardSigmoid(x) by HardSwish(x) and x * Sigmoid(x) by SiLU(x) (Float32).
+  /// Fold the Add of a constant row after a FullyConnected into its bias (Float32; PyTorch's MatMul
+  /// + Add for a Linear on 3-D inputs).
+  bool fold_bias_adds = true;
+  /// Replace x * HardSigmoid(x) by HardSwish(x), x * Sigmoid(x) by SiLU(x) and the Erf form of
+  /// GELU, x * (1 + erf(x / sqrt(2))) * 0.5, by GELU(x) (Float32).
   bool fuse_gated_activations = true;
   /// Replace the ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div (then Mul, Add) chain that
   /// exporters write for a layer norm before ONNX opset 17 by one LayerNormalization (Float32;

@@ -15,6 +15,8 @@ KILN_INLINE Expected<OptimizedGraph> optimize(Network network, const OptimizerOp
   // Each pass reads the execution order, so the network is re-inferred after one that changed it.
   if (options.fold_batch_norms && passes::fold_batch_norms(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
+  if (options.fold_bias_adds && passes::fold_bias_adds(network) != 0)
+    if (auto status = network.infer_shapes(); !status) return status;
   if (options.fuse_gated_activations && passes::fuse_gated_activations(network) != 0)
     if (auto status = network.infer_shapes(); !status) return status;
   if (options.fuse_layer_normalizations && passes::fuse_layer_normalizations(network) != 0)

@@ -7,19 +7,12 @@
 #include <vector>
 
 #include "kiln/graph/network.hpp"
+#include "kiln/optimizer/passes/graph_patterns.hpp"
 #include "kiln/optimizer/passes/merge_into_producer.hpp"
 
 namespace kiln::passes {
 
 namespace detail {
-
-/// The Float32 data of the Constant layer feeding `slot`, or nullptr.
-inline const float* constant_floats(const Network& network, const std::optional<OutputSlot>& slot) {
-  if (!slot) return nullptr;
-  const auto* constant = network.layer(slot->layer).params_if<ops::Constant>();
-  if (!constant || constant->info.type != DataType::Float32) return nullptr;
-  return reinterpret_cast<const float*>(constant->data.data());
-}
 
 /// Scales output channel `channel_of(i)` of every weight by scale, and makes the matching bias.
 template <class Op>

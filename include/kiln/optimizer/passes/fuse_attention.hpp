@@ -9,7 +9,7 @@
 
 #include "kiln/backends/workload_entry.hpp"
 #include "kiln/graph/network.hpp"
-#include "kiln/optimizer/passes/fuse_layer_normalizations.hpp"
+#include "kiln/optimizer/passes/graph_patterns.hpp"
 
 namespace kiln::passes {
 

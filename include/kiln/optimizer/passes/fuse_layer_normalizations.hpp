@@ -8,24 +8,11 @@
 #include <vector>
 
 #include "kiln/graph/network.hpp"
-#include "kiln/optimizer/passes/fold_batch_norm.hpp"
+#include "kiln/optimizer/passes/graph_patterns.hpp"
 
 namespace kiln::passes {
 
 namespace detail {
-
-/// Whether `layer` is an op-`operation` ElementwiseBinary in Float32 with no fused activation.
-inline bool is_binary(const Layer& layer, ops::BinaryOperation operation) {
-  const auto* p = layer.params_if<ops::ElementwiseBinary>();
-  return p && p->operation == operation && !p->activation && layer.outputs[0].type == DataType::Float32;
-}
-
-/// The one value of a Float32 constant of one element at `slot`, if it is one.
-inline std::optional<float> scalar_constant(const Network& network, const std::optional<OutputSlot>& slot) {
-  const float* value = constant_floats(network, slot);
-  if (!value || network.layer(slot->layer).outputs[0].num_elements() != 1) return std::nullopt;
-  return *value;
-}
 
 /// The first dimension of the rows that a keep-dims ReduceMean at `slot` averages, if it averages
 /// the trailing dimensions of its input (and nothing else); its input is `x`.
@@ -43,29 +30,6 @@ inline std::optional<std::size_t> row_mean_of(const Network& network, OutputSlot
   for (std::size_t d = 0; d < first; ++d)
     if (mask->reduced[d]) return std::nullopt;
   return first < rank ? std::optional<std::size_t>(first) : std::nullopt;
-}
-
-/// The operand of binary layer `layer` other than `known`, if `known` is one of its two.
-inline std::optional<OutputSlot> other_operand(const Layer& layer, OutputSlot known) {
-  if (*layer.inputs[0] == known) return *layer.inputs[1];
-  if (*layer.inputs[1] == known) return *layer.inputs[0];
-  return std::nullopt;
-}
-
-/// The one layer that reads `slot`, if exactly one does.
-inline std::optional<LayerId> only_reader(const Network& network, OutputSlot slot) {
-  if (network.readers(slot) != 1) return std::nullopt;
-  for (LayerId id : network.execution_order())
-    for (const auto& input : network.layer(id).inputs)
-      if (input == slot) return id;
-  return std::nullopt;
-}
-
-/// The one layer that reads `slot`, if exactly one does and it is an op-`operation` ElementwiseBinary
-/// (is_binary).
-inline std::optional<LayerId> binary_reader(const Network& network, OutputSlot slot, ops::BinaryOperation operation) {
-  const auto reader = only_reader(network, slot);
-  return reader && is_binary(network.layer(*reader), operation) ? reader : std::nullopt;
 }
 
 }  // namespace detail
