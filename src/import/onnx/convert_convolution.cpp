@@ -39,22 +39,29 @@ Status check_ranks(const Importer& im, const Value& x, const Value& w, std::size
   return Status::ok();
 }
 
+// Conv's optional bias (input 2), ONNX's [O] as it is, appended to `inputs`.
+Status add_bias_input(Importer& im, std::vector<OutputSlot>& inputs) {
+  if (!im.has_input(2)) return Status::ok();
+  KILN_ONNX_TRY(b, im.input(2));
+  KILN_ONNX_TRY(bias, im.plain(*b));
+  inputs.push_back(bias);
+  return Status::ok();
+}
+
 // A 3-D convolution as a 2-D one over height and width: the depth taps that each output depth
 // reads, side by side in the channels (a Pad, one StridedSlice a tap and a Concat: [N, OD, H, W,
 // KD * C]), with the depth taps folded into the weights' input channels to match ([O, KH, KW, KD *
 // C / group]). Every backend's Convolution2d runs it, at the cost of KD copies of the input.
-Status conv_3d(Importer& im, const Window& window, std::int64_t group) {
-  KILN_ONNX_TRY(x, im.input(0));
-  KILN_ONNX_TRY(w, im.input(1));
-  if (!w->constant)
+Status conv_3d(Importer& im, Value& x, const Value& w, const Window& window, std::int64_t group) {
+  if (!w.constant)
     return im.error("3-D convolution with computed weights (kiln folds constant weights' depth taps into channels)");
-  const std::int64_t batch = x->dims[0], channels = x->dims[1], height = x->dims[3], width = x->dims[4];
+  const std::int64_t batch = x.dims[0], channels = x.dims[1], height = x.dims[3], width = x.dims[4];
   const WindowAxis& depth = window.depth;
-  const std::int64_t padded = x->dims[2] + depth.before + depth.after;
+  const std::int64_t padded = x.dims[2] + depth.before + depth.after;
   const std::int64_t reach = std::int64_t{depth.dilation} * (depth.kernel - 1) + 1;
   if (padded < reach) return im.invalid("the kernel reaches ", reach, " depths but the padded input has ", padded);
   const std::int64_t out_depth = (padded - reach) / depth.stride + 1;
-  KILN_ONNX_TRY(volume, im.channels_last(*x));
+  KILN_ONNX_TRY(volume, im.channels_last(x));
   OutputSlot source = volume;
   if (depth.before + depth.after > 0) {
     KILN_ONNX_TRY(padded_volume,
@@ -83,19 +90,15 @@ Status conv_3d(Importer& im, const Window& window, std::int64_t group) {
   }
   KILN_ONNX_TRY(planes,
                 im.add<ops::Reshape>({{slices, height, width, taps_count * channels}}, {stacked}, "depth_slices"));
-  const auto& wd = w->dims;  // [O, C / G, KD, KH, KW] -> [O, KH, KW, KD * C / G]
+  const auto& wd = w.dims;  // [O, C / G, KD, KH, KW] -> [O, KH, KW, KD * C / G]
   constexpr std::size_t taps_into_channels[] = {0, 3, 4, 2, 1};
   const OutputSlot weights = im.add_constant(
-      w->constant->transposed(wd, taps_into_channels, {wd[0], wd[3], wd[4], wd[2] * wd[1]}), w->type, "weights");
+      w.constant->transposed(wd, taps_into_channels, {wd[0], wd[3], wd[4], wd[2] * wd[1]}), w.type, "weights");
   std::vector<OutputSlot> inputs{planes, weights};
-  if (im.has_input(2)) {
-    KILN_ONNX_TRY(b, im.input(2));
-    KILN_ONNX_TRY(bias, im.plain(*b));
-    inputs.push_back(bias);
-  }
+  if (auto s = add_bias_input(im, inputs); !s) return s;
   KILN_ONNX_TRY(y, im.add<ops::Convolution2d>(
                        {window.padding, window.stride, window.dilation, static_cast<std::uint32_t>(group)}, inputs));
-  return define_nhwc_output(im, *x, y, out_depth);
+  return define_nhwc_output(im, x, y, out_depth);
 }
 
 Status conv(Importer& im) {
@@ -109,17 +112,13 @@ Status conv(Importer& im) {
                       w->dims[1], ", ...]");
   const std::span<const std::int64_t> spatial(x->dims.begin() + 2, x->dims.end());
   KILN_ONNX_TRY(window, read_window(im, spatial, std::span<const std::int64_t>(w->dims.begin() + 2, w->dims.end())));
-  if (x->dims.size() == 5) return conv_3d(im, window, group);
+  if (x->dims.size() == 5) return conv_3d(im, *x, *w, window, group);
   KILN_ONNX_TRY(input, nhwc_input(im, *x));
   const bool depthwise = group > 1 && group == channels && w->dims[1] == 1;
   constexpr std::size_t ohwi[] = {0, 2, 3, 1}, ihwo[] = {1, 2, 3, 0};
   KILN_ONNX_TRY(weights, permuted_weights(im, *w, weights_4d(w->dims), depthwise ? ihwo : ohwi));
   std::vector<OutputSlot> inputs{input, weights};
-  if (im.has_input(2)) {
-    KILN_ONNX_TRY(b, im.input(2));
-    KILN_ONNX_TRY(bias, im.plain(*b));
-    inputs.push_back(bias);
-  }
+  if (auto s = add_bias_input(im, inputs); !s) return s;
   auto y = depthwise ? im.add<ops::DepthwiseConvolution2d>({window.padding, window.stride, window.dilation}, inputs)
                      : im.add<ops::Convolution2d>(
                            {window.padding, window.stride, window.dilation, static_cast<std::uint32_t>(group)}, inputs);

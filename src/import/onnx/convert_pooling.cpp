@@ -55,10 +55,8 @@ Status global_pool(Importer& im) {
   params.kind = Kind;
   params.global = true;
   KILN_ONNX_TRY(input, nhwc_input(im, *x));
-  if (x->dims.size() == 5) {  // depth slices to rows: [N, D * H, W, C]
-    const TensorShape s = im.info(input).shape;
-    KILN_ONNX_TRY(rows, im.add<ops::Reshape>({{x->dims[0], std::int64_t{s[0]} / x->dims[0] * s[1], s[2], s[3]}},
-                                             {input}, "depth_rows"));
+  if (const auto& d = x->dims; d.size() == 5) {  // the depth slices as rows: [N, D * H, W, C]
+    KILN_ONNX_TRY(rows, im.add<ops::Reshape>({{d[0], d[2] * d[3], d[4], d[1]}}, {input}, "depth_rows"));
     input = rows;
   }
   KILN_ONNX_TRY(y, im.add<ops::Pooling2d>(params, {input}));

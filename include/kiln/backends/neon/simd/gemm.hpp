@@ -281,9 +281,9 @@ struct RowTiles {
 inline void gemm_on_this_thread(const DenseRows& a, std::size_t m, const PackedWeights& b, std::size_t group, float* c,
                                 std::size_t ldc, const Epilogue& epilogue) {
   static constexpr auto& kernels = detail::tile_kernel_table<DenseRows>;
+  const RowTiles tiles = RowTiles::of(m);
   for (std::size_t p = 0; p < b.panels(); ++p) {
     const std::size_t columns = std::min(gemm_nr, b.n() - p * gemm_nr);
-    const RowTiles tiles = RowTiles::of(m);
     for (std::size_t t = 0; t < tiles.count; ++t) {
       const std::size_t first_row = tiles.first_row(t);
       kernels[columns > lanes ? 1 : 0][tiles.rows(t) - 1](a, first_row, b.k(), b.panel(group, p), b.bias(group, p),
