@@ -29,6 +29,11 @@ ones (the firmware's int8 keyword spotter, docs/firmware.md), calibrated on 32 s
 inputs, and writes each (NAME_kiln_u8/model.onnx, NAME_kiln_s8/) with one more input and ONNX
 Runtime's output on kiln's model, for `kiln check`.
 
+The same two small models are also quantised dynamically (quantize_dynamic: int8 weights, each
+activation quantised at run time by DynamicQuantizeLinear for ConvInteger and MatMulInteger;
+NAME_dynamic/), with one seeded input and ONNX Runtime's output, for `kiln check`;
+--only-dynamic writes those alone.
+
 Needs the PyPI packages onnxruntime (1.3x) and onnx, e.g. the benchmark venv:
     /opt/kiln-bench-venv/bin/python tools/make_qdq_fixtures.py tests/fixtures/quantized --kiln build/tools/kiln/kiln
 The output is deterministic; commit it. CI does not run this script.
@@ -43,7 +48,7 @@ import numpy as np
 import onnx
 import onnx.numpy_helper
 import onnxruntime as ort
-from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic, quantize_static
 from onnxruntime.quantization.calibrate import CalibrationMethod, create_calibrator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -118,6 +123,19 @@ def kiln_quantized(kiln, out_dir):
         print(f"{quantized}: kiln quantize, ORT onnxruntime {ort.__version__}")
 
 
+def dynamic_quantized(out_dir):
+    for model_name, shape, seed in ORT_MODELS:
+        model = os.path.join(ROOT, "tests", "models", model_name, "model.onnx")
+        name = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).get_inputs()[0].name
+        folder = os.path.join(out_dir, f"{model_name}_dynamic")
+        os.makedirs(folder, exist_ok=True)
+        quantized = os.path.join(folder, "model.onnx")
+        quantize_dynamic(model, quantized, op_types_to_quantize=["Conv", "MatMul", "Gemm"], weight_type=QuantType.QInt8)
+        x = np.random.default_rng(seed + 100).standard_normal((1,) + shape).astype(np.float32)
+        write_check_case(folder, quantized, x, name)
+        print(f"{quantized}: quantize_dynamic, ORT onnxruntime {ort.__version__}")
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     images = np.load(os.path.join(DIGITS, "test_images.npy")).astype(np.float32)
@@ -158,7 +176,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out_dir", nargs="?", default=os.path.join(ROOT, "tests", "fixtures", "quantized"))
     parser.add_argument("--kiln", help="the kiln tool, to quantise the table-activation models with kiln quantize")
+    parser.add_argument("--only-dynamic", action="store_true", help="write the dynamically quantised models alone")
     arguments = parser.parse_args()
-    main(arguments.out_dir)
-    if arguments.kiln:
+    if not arguments.only_dynamic:
+        main(arguments.out_dir)
+    dynamic_quantized(arguments.out_dir)
+    if arguments.kiln and not arguments.only_dynamic:
         kiln_quantized(arguments.kiln, arguments.out_dir)

@@ -9,8 +9,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include <onnx/onnx_pb.h>
 
@@ -262,6 +264,103 @@ TEST_CASE("ONNX uint8 graph input: Cast to float reads its integers", "[onnx][qu
   auto model = m.import();
   REQUIRE(model);
   CHECK(run<float, std::uint8_t>(*model, {0, 7, 255}) == std::vector<float>{0, 3.5f, 127.5f});
+}
+
+TEST_CASE("ONNX Cast between 8-bit integers and float or int32 tensors the network computes", "[onnx][quantized]") {
+  // Float to 8 bits truncates toward zero and saturates (NaN to 0); 8 bits to int32 is exact.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x{-3.7f, 2.9f, 300.0f, nan, -0.5f, -200.0f};
+  for (const auto& [to, expected] : {std::pair{::onnx::TensorProto::UINT8, std::vector<int>{0, 2, 255, 0, 0, 0}},
+                                     std::pair{::onnx::TensorProto::INT8, std::vector<int>{-3, 2, 127, 0, 0, -128}}}) {
+    ModelBuilder m;
+    m.input("x", {6});
+    set_int(m.node("Cast", {"x"}, {"y"}), "to", to);
+    m.output("y");
+    auto model = m.import();
+    REQUIRE(model);
+    CHECK(model->outputs[0].info.quantization == kiln::onnx::raw_integers());
+    const auto bytes = run<std::uint8_t>(*model, x);
+    std::vector<int> values;
+    for (std::uint8_t b : bytes)
+      values.push_back(to == ::onnx::TensorProto::INT8 ? int{static_cast<std::int8_t>(b)} : int{b});
+    CHECK(values == expected);
+  }
+  ModelBuilder widen;
+  widen.input("image", {3}, ::onnx::TensorProto::UINT8);
+  set_int(widen.node("Cast", {"image"}, {"y"}), "to", ::onnx::TensorProto::INT32);
+  widen.output("y");
+  auto widened = widen.import();
+  REQUIRE(widened);
+  CHECK(run<std::int32_t, std::uint8_t>(*widened, {0, 7, 255}) == std::vector<std::int32_t>{0, 7, 255});
+
+  ModelBuilder narrow;
+  narrow.input("n", {3}, ::onnx::TensorProto::INT32);
+  set_int(narrow.node("Cast", {"n"}, {"y"}), "to", ::onnx::TensorProto::UINT8);
+  narrow.output("y");
+  auto refused = narrow.import();
+  REQUIRE_FALSE(refused);
+  CHECK_THAT(refused.status().message(), Catch::Contains("ONNX wraps integers around"));
+}
+
+TEST_CASE("ONNX ConvInteger and MatMulInteger: centred on their zero points, per channel and per row (hand-computed)",
+          "[onnx][quantized]") {
+  // x - 10 = [0, 2, 4, 10]; weights per output channel 3 - 1 = 2 and -1 - (-2) = 1.
+  ModelBuilder conv(10);
+  conv.input("x", {1, 1, 2, 2}, ::onnx::TensorProto::UINT8)
+      .narrow_initializer("w", ::onnx::TensorProto::INT8, {2, 1, 1, 1}, {3, -1})
+      .narrow_initializer("x_zero", ::onnx::TensorProto::UINT8, {}, {10})
+      .narrow_initializer("w_zero", ::onnx::TensorProto::INT8, {2}, {1, -2});
+  conv.node("ConvInteger", {"x", "w", "x_zero", "w_zero"}, {"y"});
+  conv.output("y");
+  auto convolution = conv.import();
+  REQUIRE(convolution);
+  CHECK(convolution->outputs[0].info.type == DataType::Signed32);
+  CHECK(run<std::int32_t, std::uint8_t>(*convolution, {10, 12, 14, 20}) ==
+        std::vector<std::int32_t>{0, 4, 8, 20, 0, 2, 4, 10});
+
+  // A - [1, 7] per row = [[2, 4], [0, 2]]; B - [1, 0] per column = [[0, 2], [2, 4]].
+  ModelBuilder matmul(10);
+  matmul.input("a", {2, 2}, ::onnx::TensorProto::UINT8)
+      .narrow_initializer("b", ::onnx::TensorProto::UINT8, {2, 2}, {1, 2, 3, 4})
+      .narrow_initializer("a_zero", ::onnx::TensorProto::UINT8, {2}, {1, 7})
+      .narrow_initializer("b_zero", ::onnx::TensorProto::UINT8, {2}, {1, 0});
+  matmul.node("MatMulInteger", {"a", "b", "a_zero", "b_zero"}, {"y"});
+  matmul.output("y");
+  auto product = matmul.import();
+  REQUIRE(product);
+  CHECK(run<std::int32_t, std::uint8_t>(*product, {3, 5, 7, 9}) == std::vector<std::int32_t>{8, 20, 4, 8});
+}
+
+TEST_CASE("ONNX DynamicQuantizeLinear: the range widened to hold 0, and x all zeros (hand-computed)",
+          "[onnx][quantized]") {
+  ModelBuilder m(11);
+  m.input("x", {3});
+  m.node("DynamicQuantizeLinear", {"x"}, {"y", "y_scale", "y_zero_point"});
+  m.output("y").output("y_scale").output("y_zero_point");
+  auto model = m.import();
+  REQUIRE(model);
+  REQUIRE(model->outputs.size() == 3);
+  CHECK(model->outputs[1].info == TensorInfo{TensorShape{}, DataType::Float32, {}});
+  auto optimized = optimize<RefBackend>(model->network);
+  REQUIRE(optimized);
+  Runtime<RefBackend> runtime;
+  auto id = runtime.load(*optimized);
+  REQUIRE(id);
+  auto quantize = [&](std::vector<float> x) {
+    std::vector<std::uint8_t> y(3);
+    float scale = 0;
+    std::uint8_t zero_point = 0;
+    const InputBinding in[] = {{0, {model->inputs[0].info, x.data()}}};
+    const OutputBinding out[] = {{0, {model->outputs[0].info, y.data()}},
+                                 {1, {model->outputs[1].info, &scale}},
+                                 {2, {model->outputs[2].info, &zero_point}}};
+    REQUIRE(runtime.enqueue(*id, in, out));
+    return std::tuple{y, scale, int{zero_point}};
+  };
+  // [-1, 3]: scale 4 / 255, zero point rint(63.75) = 64; x / scale = -63.75, 31.875, 191.25.
+  CHECK(quantize({-1.0f, 0.5f, 3.0f}) == std::tuple{std::vector<std::uint8_t>{0, 96, 255}, 4.0f / 255.0f, 64});
+  // A range of 0 is taken as 1, as ONNX's reference does, not divided by.
+  CHECK(quantize({0.0f, 0.0f, 0.0f}) == std::tuple{std::vector<std::uint8_t>{0, 0, 0}, 1.0f / 255.0f, 0});
 }
 
 TEST_CASE("ONNX shape arithmetic is folded at import", "[onnx]") {

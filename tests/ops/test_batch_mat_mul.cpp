@@ -12,6 +12,17 @@ TEST_CASE("BatchMatMul: hand-computed 2x2 products", "[ops][batch_mat_mul]") {
   check_op<ops::BatchMatMul>({.transpose_a = true}, {a, b}, {TestTensor::f32({2, 2}, {26, 30, 38, 44})});
 }
 
+TEST_CASE("BatchMatMul of Signed32 (ONNX MatMulInteger of two activations): hand-computed, wrapping",
+          "[ops][batch_mat_mul]") {
+  auto a = TestTensor::i32({2, 2}, {1, 2, 3, 4});
+  auto b = TestTensor::i32({2, 2}, {5, 6, 7, 8});
+  check_op<ops::BatchMatMul>({}, {a, b}, {TestTensor::i32({2, 2}, {19, 22, 43, 50})});
+  check_op<ops::BatchMatMul>({.transpose_b = true}, {a, b}, {TestTensor::i32({2, 2}, {17, 23, 39, 53})});
+  // 2^16 x 2^16 + 1 x 1 = 2^32 + 1 wraps to 1.
+  check_op<ops::BatchMatMul>({}, {TestTensor::i32({1, 2}, {65536, 1}), TestTensor::i32({2, 1}, {65536, 1})},
+                             {TestTensor::i32({1, 1}, {1})});
+}
+
 TEMPLATE_LIST_TEST_CASE("BatchMatMul matches torch.matmul", "[ops][batch_mat_mul]", tested_backends) {
   for (const auto& c : load_fixtures("batch_mat_mul")) {
     SECTION(c.name) {

@@ -25,6 +25,27 @@ TEST_CASE("Convolution2d: hand-computed padding and stride 2", "[ops][convolutio
                                {TestTensor::f32({1, 2, 2, 1}, {0, 0, 0, 8})});
 }
 
+TEST_CASE("Convolution2d of Signed32 (ONNX ConvInteger): hand-computed, sums wrapping as int32 does",
+          "[ops][convolution2d]") {
+  auto x = TestTensor::i32({1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto w = TestTensor::i32({1, 2, 2, 1}, {1, 0, 0, -1}).as_constant();
+  auto b = TestTensor::i32({1}, {10}).as_constant();
+  check_op<ops::Convolution2d>({}, {x, w, b}, {TestTensor::i32({1, 2, 2, 1}, {6, 6, 6, 6})});
+  // Padding adds nothing: the corners of a padded 1x1 kernel of 2 with stride 2, as in Float32.
+  check_op<ops::Convolution2d>({.padding = {1, 1, 1, 1}, .stride = {2, 2}},
+                               {TestTensor::i32({1, 2, 2, 1}, {1, 2, 3, 4}), TestTensor::i32({1, 1, 1, 1}, {2})},
+                               {TestTensor::i32({1, 2, 2, 1}, {0, 0, 0, 8})});
+  // 2 x (2^31 - 1) + 3 = 2^32 + 1, which wraps to 1.
+  check_op<ops::Convolution2d>(
+      {}, {TestTensor::i32({1, 1, 1, 1}, {2147483647}), TestTensor::i32({1, 1, 1, 1}, {2}), TestTensor::i32({1}, {3})},
+      {TestTensor::i32({1, 1, 1, 1}, {1})});
+  ops::Convolution2d::Params with_relu6;
+  with_relu6.activation = ops::Activation::relu6();
+  auto refused = run_op<ops::Convolution2d>(with_relu6, {x, w});
+  REQUIRE_FALSE(refused);
+  CHECK_THAT(refused.status().message(), Catch::Contains("applies no activation to Signed32"));
+}
+
 TEMPLATE_LIST_TEST_CASE("Convolution2d matches PyTorch conv2d", "[ops][convolution2d]", tested_backends) {
   for (const auto& c : load_fixtures("convolution2d")) {
     SECTION(c.name) {

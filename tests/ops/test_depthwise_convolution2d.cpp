@@ -15,6 +15,17 @@ TEST_CASE("DepthwiseConvolution2d: hand-computed channel multiplier 2", "[ops][d
   check_op<ops::DepthwiseConvolution2d>({}, {x, w}, {TestTensor::f32({1, 1, 1, 4}, {10, 1, -100, 40})});
 }
 
+TEST_CASE("DepthwiseConvolution2d of Signed32 (ONNX ConvInteger with groups): hand-computed",
+          "[ops][depthwise_convolution2d]") {
+  // The Float32 case above in integers, and (2^31 - 1) x 2 wrapping to -2.
+  auto x = TestTensor::i32({1, 2, 2, 2}, {1, 10, 2, 20, 3, 30, 4, 40});
+  auto w = TestTensor::i32({1, 2, 2, 4}, {1, 1, -1, 0, 1, 0, -1, 0, 1, 0, -1, 0, 1, 0, -1, 1}).as_constant();
+  check_op<ops::DepthwiseConvolution2d>({}, {x, w}, {TestTensor::i32({1, 1, 1, 4}, {10, 1, -100, 40})});
+  check_op<ops::DepthwiseConvolution2d>(
+      {}, {TestTensor::i32({1, 1, 1, 1}, {2147483647}), TestTensor::i32({1, 1, 1, 1}, {2})},
+      {TestTensor::i32({1, 1, 1, 1}, {-2})});
+}
+
 TEMPLATE_LIST_TEST_CASE("DepthwiseConvolution2d matches PyTorch grouped conv2d", "[ops][depthwise_convolution2d]",
                         tested_backends) {
   for (const auto& c : load_fixtures("depthwise_convolution2d")) {

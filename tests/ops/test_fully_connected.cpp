@@ -12,6 +12,15 @@ TEST_CASE("FullyConnected: hand-computed 2 rows x 3 features -> 2 outputs", "[op
   check_op<ops::FullyConnected>({}, {x, w, b}, {TestTensor::f32({2, 2}, {98, 3, 98, 7.5f})});
 }
 
+TEST_CASE("FullyConnected of Signed32 (ONNX MatMulInteger): hand-computed, sums wrapping as int32 does",
+          "[ops][fully_connected]") {
+  // Row 0: 2^30 x 4 = 2^32 wraps to 0, 2^30 - 3; row 1: -4 - 5 + 7, -1 + 5.
+  auto x = TestTensor::i32({2, 2}, {1 << 30, 3, -1, -5});
+  auto w = TestTensor::i32({2, 2}, {4, 0, 1, -1}).as_constant();
+  auto b = TestTensor::i32({2}, {0, 0}).as_constant();
+  check_op<ops::FullyConnected>({}, {x, w, b}, {TestTensor::i32({2, 2}, {0, (1 << 30) - 3, -4, 4})});
+}
+
 TEMPLATE_LIST_TEST_CASE("FullyConnected matches PyTorch linear", "[ops][fully_connected]", tested_backends) {
   for (const auto& c : load_fixtures("fully_connected")) {
     SECTION(c.name) {

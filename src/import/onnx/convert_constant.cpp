@@ -107,37 +107,73 @@ Status constant_of_shape(Importer& im) {
   return Status::ok();
 }
 
+// The kiln type of ONNX's uint8 and int8 as raw integers (raw_integers()), or nothing for another type.
+std::optional<DataType> eight_bit_type(std::int64_t onnx_type) {
+  if (onnx_type == ::onnx::TensorProto::UINT8) return DataType::QAsymmU8;
+  if (onnx_type == ::onnx::TensorProto::INT8) return DataType::QAsymmS8;
+  return std::nullopt;
+}
+
+// Defines output 0 as computed tensor `x` cast to the ONNX element type `to`: float32, integers of
+// 32 or 64 bits and bool among each other (one Cast layer; none to the same type); 8-bit integers
+// to those through their values (Dequantize at scale 1, exact); float32 and bool to 8-bit integers
+// by Quantize at scale 1 of the value truncated toward zero, which saturates to the type's range
+// (ONNX leaves values outside it undefined).
+Status cast_computed(Importer& im, Value& x, std::int64_t to) {
+  const auto to_name = onnx_type_name(static_cast<std::int32_t>(to));
+  const Layout layout = Importer::preferred_layout(x);
+  KILN_ONNX_TRY(
+      input, is_quantized(x.type) ? integers_as(im, x, layout, raw_integers()) : im.tensor(x, layout, x.dims.size()));
+  OutputSlot y = input;
+  if (is_quantized(x.type)) {
+    KILN_ONNX_TRY(values, im.add<ops::Dequantize>({}, {input}, "values"));
+    y = values;
+  }
+  auto cast = [&](DataType type, std::string_view suffix) -> Status {
+    KILN_ONNX_TRY(next, im.add<ops::Cast>({type}, {y}, suffix));
+    y = next;
+    return Status::ok();
+  };
+  if (const auto eight_bit = eight_bit_type(to)) {
+    if (x.type == *eight_bit) {
+      im.define_value(0, x);
+      return Status::ok();
+    }
+    if (x.type != DataType::Float32 && x.type != DataType::Boolean)
+      return im.error("Cast of a computed ", to_string(x.type), " tensor to ", to_name,
+                      " (ONNX wraps integers around into the narrower type; kiln casts float32 and bool to 8-bit ",
+                      "integers, saturating)");
+    if (x.type == DataType::Float32)
+      if (auto s = cast(DataType::Signed32, "truncated"); !s) return s;
+    if (auto s = cast(DataType::Float32, "values"); !s) return s;
+    KILN_ONNX_TRY(integers, im.add<ops::Quantize>({}, {y}, {}, ops::OutputType{*eight_bit, raw_integers()}));
+    im.define(0, integers, layout);
+    return Status::ok();
+  }
+  KILN_ONNX_TRY(type, kiln_type(static_cast<std::int32_t>(to)));
+  const DataType from = is_quantized(x.type) ? DataType::Float32 : x.type;
+  const bool exact = type == DataType::Float32    ? to == ::onnx::TensorProto::FLOAT
+                     : type == DataType::Signed32 ? to == ::onnx::TensorProto::INT32 || to == ::onnx::TensorProto::INT64
+                                                  : type == DataType::Boolean;
+  auto among = [](DataType t) { return t == DataType::Float32 || t == DataType::Signed32 || t == DataType::Boolean; };
+  if (!exact || !among(from))
+    return im.error("Cast of a computed tensor from ", to_string(x.type), " to ", to_name,
+                    " (kiln casts computed float32, int32/int64, bool and 8-bit integer tensors among each other)");
+  if (type == x.type) {
+    im.define_value(0, x);
+    return Status::ok();
+  }
+  if (type != from)
+    if (auto s = cast(type, ""); !s) return s;
+  im.define(0, y, layout);
+  return Status::ok();
+}
+
 // Defines output 0 as `x` cast to the ONNX element type `to`.
 Status cast_to(Importer& im, Value* x, std::optional<std::int64_t> to) {
   if (!to) return im.invalid("'to' is missing");
+  if (!x->constant) return cast_computed(im, *x, *to);
   KILN_ONNX_TRY(type, kiln_type(static_cast<std::int32_t>(*to)));
-  if (!x->constant && is_quantized(x->type) && *to == ::onnx::TensorProto::FLOAT) {
-    // 8-bit integers to float (an image model's uint8 input, say): their values, as Dequantize
-    // computes them with scale 1 and zero point 0.
-    const Layout layout = Importer::preferred_layout(*x);
-    KILN_ONNX_TRY(integers, integers_as(im, *x, layout, raw_integers()));
-    KILN_ONNX_TRY(y, im.add<ops::Dequantize>({}, {integers}));
-    im.define(0, y, layout);
-    return Status::ok();
-  }
-  if (!x->constant) {
-    // A computed tensor: float32, integers of 32 or 64 bits and bool cast among each other; a cast
-    // to its own type is no layer.
-    const bool exact = type == DataType::Float32 ? *to == ::onnx::TensorProto::FLOAT
-                       : type == DataType::Signed32
-                           ? *to == ::onnx::TensorProto::INT32 || *to == ::onnx::TensorProto::INT64
-                           : type == DataType::Boolean;
-    auto among = [](DataType t) { return t == DataType::Float32 || t == DataType::Signed32 || t == DataType::Boolean; };
-    if (!exact || !among(type) || !among(x->type))
-      return im.error("Cast of a computed tensor from ", to_string(x->type), " to ",
-                      onnx_type_name(static_cast<std::int32_t>(*to)),
-                      " (kiln casts computed float32, int32/int64 and bool tensors among each other)");
-    if (type == x->type) {
-      im.define_value(0, *x);
-      return Status::ok();
-    }
-    return im.define_op<ops::Cast>({type}, *x, Importer::preferred_layout(*x));
-  }
   const ConstValue& in = *x->constant;
   ConstValue out{in.dims, type == DataType::Float32, type == DataType::Boolean, {}, {}};
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -151,6 +187,7 @@ Status cast_to(Importer& im, Value* x, std::optional<std::int64_t> to) {
       out.ints.push_back(in.is_float ? static_cast<std::int64_t>(v) : in.ints[i]);
     }
   }
+  out.onnx_type = static_cast<std::int32_t>(*to);
   im.define_constant(0, std::move(out), type);
   return Status::ok();
 }

@@ -4,7 +4,9 @@
 // QLinearSigmoid, QLinearLeakyRelu and QLinearSoftmax. Each is, by its definition, its float op between
 // DequantizeLinear and QuantizeLinear; it is converted as those nodes (Importer::convert_as), so
 // that a QOperator model and the QDQ model of the same quantisation make the same network, which
-// the optimizer fuses into int8 layers (decision 0017).
+// the optimizer fuses into int8 layers (decision 0017). Dynamic quantisation's ops likewise:
+// DynamicQuantizeLinear as its function body, ConvInteger and MatMulInteger as Conv and MatMul of
+// their operands cast to int32 and centred on their zero points (Signed32 layers, exact).
 #include "importer.hpp"
 
 namespace kiln::onnx::detail {
@@ -52,6 +54,25 @@ class Expansion {
     finish("QuantizeLinear", "quantize", {float_op(op, std::move(inputs)), input(scale), input(scale + 1)});
     return run();
   }
+  /// A node `op` reading `inputs` whose output is the expanded node's output `i` when the node
+  /// names one, else an intermediate value of role `role`; returns that name.
+  std::string add_output(std::string_view op, std::string_view role, std::vector<std::string> inputs, std::size_t i) {
+    const std::string name = im_.is_output(i) ? im_.node().output(static_cast<int>(i)) : im_.expansion_name(role);
+    return add_node(op, role, std::move(inputs), name).output(0);
+  }
+  /// A constant of role `role` for the expansion's nodes to read; returns its name.
+  std::string constant(std::string_view role, ConstValue value) {
+    std::string name = im_.expansion_name(role);
+    im_.define_named_constant(name, std::move(value));
+    return name;
+  }
+  /// Cast of `x` to the ONNX element type `to`.
+  std::string cast(std::string x, std::string_view role, std::int32_t to) {
+    const std::string name = add("Cast", role, {std::move(x)});
+    set_int(last(), "to", to);
+    return name;
+  }
+  ::onnx::NodeProto& last() { return nodes_.back(); }
   Status run() { return im_.convert_as(nodes_); }
   /// Gives the last node added attribute `name` = `value` unless the expanded node states one.
   void default_int(std::string_view name, std::int64_t value) {
@@ -172,7 +193,83 @@ Status qlinear_concat(Importer& im) {
   return e.run();
 }
 
+// DynamicQuantizeLinear(x) -> y, y_scale, y_zero_point: uint8 over x's range widened to hold 0, as
+// ONNX's function body computes it, but for a range of 0 (x all zeros), which ONNX's reference
+// takes as 1 rather than dividing by it.
+Status dynamic_quantize_linear(Importer& im) {
+  Expansion e(im);
+  auto scalar = [&](std::string_view role, float v) { return e.constant(role, ConstValue{{}, true, false, {v}, {}}); };
+  const std::string zero = scalar("zero", 0.0f), one = scalar("one", 1.0f), top = scalar("q_max", 255.0f);
+  const std::string x = e.input(0);
+  const std::string x_min = e.add("ReduceMin", "x_min", {x});
+  Expansion::set_int(e.last(), "keepdims", 0);
+  const std::string x_max = e.add("ReduceMax", "x_max", {x});
+  Expansion::set_int(e.last(), "keepdims", 0);
+  const std::string low = e.add("Min", "low", {x_min, zero});
+  const std::string range = e.add("Sub", "range", {e.add("Max", "high", {x_max, zero}), low});
+  const std::string empty = e.add("Equal", "empty", {range, zero});
+  const std::string scale = e.add_output("Div", "scale", {e.add("Where", "range_or_one", {empty, one, range}), top}, 1);
+  const std::string shift = e.add("Sub", "shift", {zero, e.add("Div", "low_scaled", {low, scale})});
+  const std::string rounded = e.add("Round", "shift_rounded", {e.add("Clip", "shift_clipped", {shift, zero, top})});
+  const std::string zero_point = e.add_output("Cast", "zero_point", {rounded}, 2);
+  Expansion::set_int(e.last(), "to", ::onnx::TensorProto::UINT8);
+  e.finish("QuantizeLinear", "quantize", {x, scale, zero_point});
+  return e.run();
+}
+
+// Input `i` of the node (8-bit integers), less its zero point at input `i` + 2 when given, as int32;
+// a zero point that is a vector of several elements (one per row, or per output channel) is first
+// shaped to `zero_point_dims` when given, so that it broadcasts along that axis (one per column,
+// and a zero point of the input's rank, broadcast as they are).
+std::string centred(Importer& im, Expansion& e, std::size_t i, std::string_view role,
+                    std::vector<std::int64_t> zero_point_dims) {
+  const std::string integers = e.cast(e.input(i), role, ::onnx::TensorProto::INT32);
+  if (!im.has_input(i + 2)) return integers;
+  std::string zero_point =
+      e.cast(e.input(i + 2), kiln::detail::str_cat(role, "_zero_point"), ::onnx::TensorProto::INT32);
+  auto given = im.input(i + 2);
+  if (given && (*given)->dims.size() == 1 && (*given)->dims[0] > 1 && !zero_point_dims.empty()) {
+    ConstValue shape{{static_cast<std::int64_t>(zero_point_dims.size())}, false, false, {}, zero_point_dims};
+    zero_point = e.add("Reshape", kiln::detail::str_cat(role, "_zero_point_shaped"),
+                       {zero_point, e.constant(kiln::detail::str_cat(role, "_zero_point_shape"), std::move(shape))});
+  }
+  return e.add("Sub", kiln::detail::str_cat(role, "_centred"), {integers, zero_point});
+}
+
+// ConvInteger(x, w, x_zero_point, w_zero_point) -> int32: Conv of (x - x_zero_point) and
+// (w - w_zero_point), the latter per output channel when it has one value each.
+Status conv_integer(Importer& im) {
+  KILN_ONNX_TRY(w, im.input(1));
+  if (im.has_input(2)) {
+    KILN_ONNX_TRY(x_zero_point, im.input(2));
+    if (element_count(x_zero_point->dims) != 1)
+      return im.invalid("x_zero_point has ", element_count(x_zero_point->dims), " elements; ONNX takes one");
+  }
+  std::vector<std::int64_t> per_channel(w->dims.size(), 1);
+  if (!per_channel.empty()) per_channel[0] = w->dims[0];
+  Expansion e(im);
+  e.float_op("Conv", {centred(im, e, 0, "x", {}), centred(im, e, 1, "w", per_channel)}, true);
+  return e.run();
+}
+
+// MatMulInteger(A, B, a_zero_point, b_zero_point) -> int32: MatMul of (A - a_zero_point) and
+// (B - b_zero_point), the former per row and the latter per column when they have one value each,
+// as ONNX's text says (ONNX Runtime takes one zero point for A; ONNX's reference implementation
+// broadcasts a vector along A's columns instead).
+Status matmul_integer(Importer& im) {
+  KILN_ONNX_TRY(a, im.input(0));
+  if (a->dims.empty()) return im.invalid("MatMulInteger of a scalar");
+  std::vector<std::int64_t> per_row;
+  if (a->dims.size() >= 2) per_row = {a->dims[a->dims.size() - 2], 1};
+  Expansion e(im);
+  e.float_op("MatMul", {centred(im, e, 0, "a", per_row), centred(im, e, 1, "b", {})}, true);
+  return e.run();
+}
+
 constexpr ConverterEntry qoperator_ops[] = {
+    {"ConvInteger", conv_integer},
+    {"DynamicQuantizeLinear", dynamic_quantize_linear},
+    {"MatMulInteger", matmul_integer},
     {"QLinearConv", qlinear_conv},
     {"QLinearMatMul", qlinear_matmul},
     {"com.microsoft.QGemm", qgemm},

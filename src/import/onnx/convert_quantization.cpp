@@ -99,10 +99,53 @@ Expected<OutputSlot> integers_as(Importer& im, Value& x, Layout layout, Quantiza
 
 namespace {
 
+// QuantizeLinear by one scale that the network computes (DynamicQuantizeLinear's): a kiln tensor's
+// quantisation is fixed at load, so the output holds the integers themselves (raw_integers()),
+// computed by the definition in Float32: round(x / scale) + zero point, exact, then Quantize at
+// scale 1, which saturates to the type's range.
+Status quantize_by_computed_scale(Importer& im, Value& x, Value& scale, std::int32_t default_type) {
+  if (scale.type != DataType::Float32) return im.invalid("scale is a ", to_string(scale.type), " tensor");
+  const Layout layout = Importer::preferred_layout(x);
+  const std::size_t rank = x.dims.size();
+  KILN_ONNX_TRY(input, im.tensor(x, layout, rank));
+  KILN_ONNX_TRY(divisor, im.tensor(scale, layout, rank));
+  KILN_ONNX_TRY(scaled, im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Div}, {input, divisor}, "scaled"));
+  KILN_ONNX_TRY(rounded, im.add<ops::ElementwiseUnary>({ops::UnaryOperation::Round}, {scaled}, "rounded"));
+  OutputSlot integers = rounded;
+  std::int32_t onnx_type = default_type;
+  if (im.has_input(2)) {
+    KILN_ONNX_TRY(zero, im.input(2));
+    if (element_count(zero->dims) != 1)
+      return im.invalid("zero point has ", element_count(zero->dims), " elements, not 1");
+    OutputSlot zero_value;
+    if (zero->constant) {
+      if (zero->constant->onnx_type != 0) onnx_type = zero->constant->onnx_type;
+      zero_value = im.add_constant(ConstValue{{}, true, false, {zero->constant->float_at(0)}, {}}, DataType::Float32,
+                                   "zero_point");
+    } else {
+      if (!is_quantized(zero->type)) return im.invalid("zero point is a ", to_string(zero->type), " tensor");
+      onnx_type = zero->type == DataType::QAsymmU8 ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8;
+      KILN_ONNX_TRY(zero_integers, integers_as(im, *zero, Layout::Plain, raw_integers()));
+      KILN_ONNX_TRY(value, im.add<ops::Dequantize>({}, {zero_integers}, "zero_point"));
+      zero_value = value;
+    }
+    KILN_ONNX_TRY(shifted,
+                  im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Add}, {rounded, zero_value}, "shifted"));
+    integers = shifted;
+  }
+  KILN_ONNX_TRY(type, quantized_type(im, onnx_type, false));
+  KILN_ONNX_TRY(y, im.add<ops::Quantize>({}, {integers}, {}, ops::OutputType{type, raw_integers()}));
+  im.define(0, y, layout);
+  return Status::ok();
+}
+
 Status quantize_linear(Importer& im) {
   KILN_ONNX_TRY(x, im.input(0));
   if (x->type != DataType::Float32) return im.error("input is ", to_string(x->type), "; kiln quantizes Float32");
   const auto default_type = static_cast<std::int32_t>(im.attr_int("output_dtype", ::onnx::TensorProto::UINT8));
+  KILN_ONNX_TRY(scale, im.input(1));
+  if (!scale->constant && element_count(scale->dims) == 1 && im.attr_int("block_size", 0) == 0)
+    return quantize_by_computed_scale(im, *x, *scale, default_type);
   KILN_ONNX_TRY(q, read_quantization(im, x->dims, default_type, false));
   if (auto s = q.require_one_zero_point(im); !s) return s;
   const Layout layout = Importer::preferred_layout(*x);

@@ -100,6 +100,33 @@ class Float32Kernel {
   typename Op::Params params_;
 };
 
+/// Base of the Signed32 workloads of the layers with weights (ONNX ConvInteger and MatMulInteger,
+/// whose operands the importer centres on their zero points): keeps the parameters, refuses a
+/// layer with a tensor of another type or a fused activation, and stores each int32 sum, which
+/// accumulates in uint32 so that it wraps around on overflow as ONNX Runtime's int32 sums do.
+template <class Op>
+class Signed32Kernel {
+ public:
+  explicit Signed32Kernel(const WorkloadInfo<Op>& info) : params_(info.params) {}
+  static Status is_supported(const WorkloadInfo<Op>& info) {
+    if (auto s = require_type(info, DataType::Signed32); !s) return s;
+    if constexpr (requires { info.params.activation; })
+      if (info.params.activation)
+        return Status::error(ErrorCode::Unsupported, "applies no activation to Signed32 ", Op::name, " outputs");
+    return Status::ok();
+  }
+
+ protected:
+  /// The store of the reference loops: sum is (the bits of) element i.
+  static auto store_to(const Tensor& out) {
+    return [y = static_cast<std::int32_t*>(out.data)](std::uint64_t i, std::uint32_t sum, std::uint32_t) {
+      y[i] = static_cast<std::int32_t>(sum);
+    };
+  }
+
+  typename Op::Params params_;
+};
+
 /// Base of the reference workloads that only move elements: every data type, copied as bytes.
 template <class Op>
 class DataMovementKernel {

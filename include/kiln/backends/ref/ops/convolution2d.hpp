@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reference Convolution2d: the direct seven-loop convolution, skipping taps that fall in the padding,
-// in Float32 and in int8 (decision 0014).
+// in Float32, in int8 (decision 0014)
+// and in Signed32 (ONNX ConvInteger).
 #pragma once
 
 #include "kiln/backends/ref/ops/activation.hpp"
@@ -57,6 +58,16 @@ struct Workload<ops::Convolution2d, RefBackend, DataType::Float32> : ref::Float3
     ref::convolve<float, float, float, float>(params_, in, out[0].info.shape, 0.0f,
                                               [&](std::uint64_t i, float sum, std::uint32_t) { y[i] = sum; });
     ref::apply_activation(params_.activation, y, out[0].info.num_elements());
+  }
+};
+
+template <>
+struct Workload<ops::Convolution2d, RefBackend, DataType::Signed32> : ref::Signed32Kernel<ops::Convolution2d> {
+  using Signed32Kernel::Signed32Kernel;
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    ref::convolve<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>(params_, in, out[0].info.shape, 0u,
+                                                                           store_to(out[0]));
   }
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference DepthwiseConvolution2d: each output channel from one input channel, in Float32 and in
-// int8 (decision 0014).
+// Reference DepthwiseConvolution2d: each output channel from one input channel, in Float32, in int8
+// (decision 0014) and in Signed32 (ONNX ConvInteger).
 #pragma once
 
 #include "kiln/backends/ref/ops/activation.hpp"
@@ -56,6 +56,17 @@ struct Workload<ops::DepthwiseConvolution2d, RefBackend, DataType::Float32>
     ref::convolve_depthwise<float, float, float, float>(params_, in, out[0].info.shape, 0.0f,
                                                         [&](std::uint64_t i, float sum, std::uint32_t) { y[i] = sum; });
     ref::apply_activation(params_.activation, y, out[0].info.num_elements());
+  }
+};
+
+template <>
+struct Workload<ops::DepthwiseConvolution2d, RefBackend, DataType::Signed32>
+    : ref::Signed32Kernel<ops::DepthwiseConvolution2d> {
+  using Signed32Kernel::Signed32Kernel;
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    ref::convolve_depthwise<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>(params_, in, out[0].info.shape, 0u,
+                                                                                     store_to(out[0]));
   }
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference FullyConnected: one dot product per (row, output feature), in Float32 and in int8
-// (decision 0014).
+// Reference FullyConnected: one dot product per (row, output feature), in Float32, in int8
+// (decision 0014) and in Signed32 (ONNX MatMulInteger).
 #pragma once
 
 #include "kiln/backends/ref/ops/activation.hpp"
@@ -40,6 +40,15 @@ struct Workload<ops::FullyConnected, RefBackend, DataType::Float32> : ref::Float
     ref::fully_connected<float, float, float, float>(in, 0.0f,
                                                      [&](std::uint64_t i, float sum, std::uint32_t) { y[i] = sum; });
     ref::apply_activation(params_.activation, y, out[0].info.num_elements());
+  }
+};
+
+template <>
+struct Workload<ops::FullyConnected, RefBackend, DataType::Signed32> : ref::Signed32Kernel<ops::FullyConnected> {
+  using Signed32Kernel::Signed32Kernel;
+
+  void run(std::span<const ConstTensor> in, std::span<const Tensor> out, ref::Context&) const {
+    ref::fully_connected<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>(in, 0u, store_to(out[0]));
   }
 };
 
