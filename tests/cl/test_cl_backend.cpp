@@ -189,6 +189,34 @@ TEST_CASE("Kernels load from a folder instead of the embedded copies (option and
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("Build options reach every program build (option and KILN_CL_BUILD_OPTIONS)", "[cl][kernels]") {
+  // The edited kernel stores a value that only the build options define.
+  const auto dir = copy_of_kernels("build_options");
+  replace_in_file(dir / "elementwise.cl", "STORE(y, i, kiln_activate(LOAD(x, i), function, a, b));",
+                  "STORE(y, i, KILN_TEST_VALUE);");
+  auto optimized = optimize<ClBackend, RefBackend>(relu_network());
+  REQUIRE(optimized);
+  BackendOptions<ClBackend, RefBackend> options;
+  options.get<ClBackend>().kernel_dir = dir.string();
+  const std::vector<float> input(8, 1.0f);
+  SECTION("Options::build_options") {
+    options.get<ClBackend>().build_options = "-DKILN_TEST_VALUE=42.0f";
+    ClRuntime runtime({}, options);
+    auto id = runtime.load(*optimized);
+    REQUIRE(id);
+    CHECK(run(runtime, *id, input) == std::vector<float>(8, 42.0f));
+  }
+  SECTION("KILN_CL_BUILD_OPTIONS") {
+    ::setenv("KILN_CL_BUILD_OPTIONS", "-DKILN_TEST_VALUE=7.0f", 1);
+    ClRuntime runtime({}, options);
+    auto id = runtime.load(*optimized);
+    ::unsetenv("KILN_CL_BUILD_OPTIONS");
+    REQUIRE(id);
+    CHECK(run(runtime, *id, input) == std::vector<float>(8, 7.0f));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("A device that matches nothing fails the load, listing the devices there are", "[cl][device][errors]") {
   BackendOptions<ClBackend, RefBackend> options;
   options.get<ClBackend>().device = "no-such-device";

@@ -41,7 +41,8 @@ struct Options {
   /// embedded at build time (kernel development without rebuilding); empty means the environment
   /// variable KILN_CL_KERNEL_DIR, and when that is unset too, the embedded sources.
   std::string kernel_dir;
-  /// Added to the options of every program build (e.g. "-cl-fast-relaxed-math").
+  /// Added to the options of every program build (e.g. "-cl-fast-relaxed-math"); empty means the
+  /// environment variable KILN_CL_BUILD_OPTIONS, and when that is unset too, none.
   std::string build_options;
   /// A folder where built programs are kept as device binaries, keyed by their source, build
   /// options, device and driver, so that a later process loads them instead of compiling; empty
@@ -514,7 +515,8 @@ class Context {
     // #line keeps the compiler's messages pointing at the right file and line.
     const std::string source =
         detail::str_cat("#line 1 \"common.cl\"\n", *common, "\n#line 1 \"", family, ".cl\"\n", *own);
-    const std::string build_options = detail::str_cat("-cl-std=CL1.2 ", options, ' ', state_->options.build_options);
+    const std::string build_options = detail::str_cat(
+        "-cl-std=CL1.2 ", options, ' ', option_or_env(state_->options.build_options, "KILN_CL_BUILD_OPTIONS"));
     const std::string cached = cache_dir().empty() ? std::string() : cache_file(family, source, build_options);
     if (!cached.empty())
       if (std::optional<cl::Program> program = load_cached(cached, build_options)) {
