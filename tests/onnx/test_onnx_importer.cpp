@@ -266,17 +266,24 @@ TEST_CASE("ONNX uint8 graph input: Cast to float reads its integers", "[onnx][qu
   CHECK(run<float, std::uint8_t>(*model, {0, 7, 255}) == std::vector<float>{0, 3.5f, 127.5f});
 }
 
+namespace {
+/// x, a graph input of ONNX type `from` and `length` elements, -> Cast(to) -> y.
+Expected<kiln::onnx::ImportedModel> cast_model(int from, int to, std::int64_t length) {
+  ModelBuilder m;
+  m.input("x", {length}, from);
+  set_int(m.node("Cast", {"x"}, {"y"}), "to", to);
+  m.output("y");
+  return m.import();
+}
+}  // namespace
+
 TEST_CASE("ONNX Cast between 8-bit integers and float or int32 tensors the network computes", "[onnx][quantized]") {
   // Float to 8 bits truncates toward zero and saturates (NaN to 0); 8 bits to int32 is exact.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> x{-3.7f, 2.9f, 300.0f, nan, -0.5f, -200.0f};
   for (const auto& [to, expected] : {std::pair{::onnx::TensorProto::UINT8, std::vector<int>{0, 2, 255, 0, 0, 0}},
                                      std::pair{::onnx::TensorProto::INT8, std::vector<int>{-3, 2, 127, 0, 0, -128}}}) {
-    ModelBuilder m;
-    m.input("x", {6});
-    set_int(m.node("Cast", {"x"}, {"y"}), "to", to);
-    m.output("y");
-    auto model = m.import();
+    auto model = cast_model(::onnx::TensorProto::FLOAT, to, 6);
     REQUIRE(model);
     CHECK(model->outputs[0].info.quantization == kiln::onnx::raw_integers());
     const auto bytes = run<std::uint8_t>(*model, x);
@@ -285,19 +292,11 @@ TEST_CASE("ONNX Cast between 8-bit integers and float or int32 tensors the netwo
       values.push_back(to == ::onnx::TensorProto::INT8 ? int{static_cast<std::int8_t>(b)} : int{b});
     CHECK(values == expected);
   }
-  ModelBuilder widen;
-  widen.input("image", {3}, ::onnx::TensorProto::UINT8);
-  set_int(widen.node("Cast", {"image"}, {"y"}), "to", ::onnx::TensorProto::INT32);
-  widen.output("y");
-  auto widened = widen.import();
+  auto widened = cast_model(::onnx::TensorProto::UINT8, ::onnx::TensorProto::INT32, 3);
   REQUIRE(widened);
   CHECK(run<std::int32_t, std::uint8_t>(*widened, {0, 7, 255}) == std::vector<std::int32_t>{0, 7, 255});
 
-  ModelBuilder narrow;
-  narrow.input("n", {3}, ::onnx::TensorProto::INT32);
-  set_int(narrow.node("Cast", {"n"}, {"y"}), "to", ::onnx::TensorProto::UINT8);
-  narrow.output("y");
-  auto refused = narrow.import();
+  auto refused = cast_model(::onnx::TensorProto::INT32, ::onnx::TensorProto::UINT8, 3);
   REQUIRE_FALSE(refused);
   CHECK_THAT(refused.status().message(), Catch::Contains("ONNX wraps integers around"));
 }
