@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -478,9 +479,15 @@ class Context {
       return;
     std::error_code ignored;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
-    // Written aside and renamed, so that a process reading the cache never sees half a file.
-    const std::string partial =
-        detail::str_cat(path, '.', std::hash<std::thread::id>{}(std::this_thread::get_id()), ".part");
+    // Written aside and renamed, so that a process reading the cache never sees half a file. The
+    // aside name is the writer's own: a thread id alone repeats across processes (two test
+    // programs sharing a cache would write one file at once), so the time and the address of a
+    // local (another in each process, by address-space randomisation) join it.
+    const int local = 0;
+    const std::size_t writer = std::hash<std::thread::id>{}(std::this_thread::get_id()) ^
+                               static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(&local)) ^
+                               static_cast<std::size_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    const std::string partial = detail::str_cat(path, '.', writer, ".part");
     {
       std::ofstream file(partial, std::ios::binary);
       file.write(reinterpret_cast<const char*>(binaries[0].data()), static_cast<std::streamsize>(binaries[0].size()));
