@@ -46,6 +46,11 @@ void* operator new(std::size_t size, std::align_val_t a, const std::nothrow_t&) 
 void* operator new[](std::size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
   return allocate(size, static_cast<std::size_t>(a));
 }
+// GCC sees std::free reached from the standard operator new's allocations where it inlines library
+// code, and warns of a mismatch (-Wmismatched-new-delete); here every new is malloc's, so none is.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
