@@ -107,13 +107,6 @@ Status constant_of_shape(Importer& im) {
   return Status::ok();
 }
 
-// The kiln type of ONNX's uint8 and int8 as raw integers (raw_integers()), or nothing for another type.
-std::optional<DataType> eight_bit_type(std::int64_t onnx_type) {
-  if (onnx_type == ::onnx::TensorProto::UINT8) return DataType::QAsymmU8;
-  if (onnx_type == ::onnx::TensorProto::INT8) return DataType::QAsymmS8;
-  return std::nullopt;
-}
-
 // Defines output 0 as computed tensor `x` cast to the ONNX element type `to`: float32, integers of
 // 32 or 64 bits and bool among each other (one Cast layer; none to the same type); 8-bit integers
 // to those through their values (Dequantize at scale 1, exact); float32 and bool to 8-bit integers
@@ -122,13 +115,8 @@ std::optional<DataType> eight_bit_type(std::int64_t onnx_type) {
 Status cast_computed(Importer& im, Value& x, std::int64_t to) {
   const auto to_name = onnx_type_name(static_cast<std::int32_t>(to));
   const Layout layout = Importer::preferred_layout(x);
-  KILN_ONNX_TRY(
-      input, is_quantized(x.type) ? integers_as(im, x, layout, raw_integers()) : im.tensor(x, layout, x.dims.size()));
+  KILN_ONNX_TRY(input, is_quantized(x.type) ? integer_values(im, x, layout) : im.tensor(x, layout, x.dims.size()));
   OutputSlot y = input;
-  if (is_quantized(x.type)) {
-    KILN_ONNX_TRY(values, im.add<ops::Dequantize>({}, {input}, "values"));
-    y = values;
-  }
   auto cast = [&](DataType type, std::string_view suffix) -> Status {
     KILN_ONNX_TRY(next, im.add<ops::Cast>({type}, {y}, suffix));
     y = next;

@@ -30,16 +30,10 @@ struct NodeQuantization {
 
 /// The kiln type of the ONNX element type of a quantised tensor.
 Expected<DataType> quantized_type(const Importer& im, std::int32_t onnx_type, bool signed32_allowed) {
-  switch (onnx_type) {
-    case ::onnx::TensorProto::UINT8: return DataType::QAsymmU8;
-    case ::onnx::TensorProto::INT8: return DataType::QAsymmS8;
-    case ::onnx::TensorProto::INT32:
-      if (signed32_allowed) return DataType::Signed32;
-      [[fallthrough]];
-    default:
-      return im.error("quantised type ", onnx_type_name(onnx_type), " is not supported (kiln quantises to ",
-                      "uint8 and int8", signed32_allowed ? ", and dequantizes int32" : "", ")");
-  }
+  if (const auto eight_bit = eight_bit_type(onnx_type)) return *eight_bit;
+  if (signed32_allowed && onnx_type == ::onnx::TensorProto::INT32) return DataType::Signed32;
+  return im.error("quantised type ", onnx_type_name(onnx_type), " is not supported (kiln quantises to ",
+                  "uint8 and int8", signed32_allowed ? ", and dequantizes int32" : "", ")");
 }
 
 /// Reads inputs 1 (scale) and 2 (zero point, optional) for a quantised tensor of `dims` whose ONNX
@@ -97,6 +91,11 @@ Expected<OutputSlot> integers_as(Importer& im, Value& x, Layout layout, Quantiza
   return im.add<ops::Reshape>({same_shape}, {input}, "reread", ops::OutputType{x.type, std::move(quantization)});
 }
 
+Expected<OutputSlot> integer_values(Importer& im, Value& x, Layout layout) {
+  KILN_ONNX_TRY(integers, integers_as(im, x, layout, raw_integers()));
+  return im.add<ops::Dequantize>({}, {integers}, "values");
+}
+
 namespace {
 
 // QuantizeLinear by one scale that the network computes (DynamicQuantizeLinear's): a kiln tensor's
@@ -112,28 +111,29 @@ Status quantize_by_computed_scale(Importer& im, Value& x, Value& scale, std::int
   KILN_ONNX_TRY(scaled, im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Div}, {input, divisor}, "scaled"));
   KILN_ONNX_TRY(rounded, im.add<ops::ElementwiseUnary>({ops::UnaryOperation::Round}, {scaled}, "rounded"));
   OutputSlot integers = rounded;
-  std::int32_t onnx_type = default_type;
+  KILN_ONNX_TRY(type, quantized_type(im, default_type, false));
   if (im.has_input(2)) {
     KILN_ONNX_TRY(zero, im.input(2));
     if (element_count(zero->dims) != 1)
       return im.invalid("zero point has ", element_count(zero->dims), " elements, not 1");
     OutputSlot zero_value;
     if (zero->constant) {
-      if (zero->constant->onnx_type != 0) onnx_type = zero->constant->onnx_type;
+      if (zero->constant->onnx_type != 0) {
+        KILN_ONNX_TRY(stated, quantized_type(im, zero->constant->onnx_type, false));
+        type = stated;
+      }
       zero_value = im.add_constant(ConstValue{{}, true, false, {zero->constant->float_at(0)}, {}}, DataType::Float32,
                                    "zero_point");
     } else {
       if (!is_quantized(zero->type)) return im.invalid("zero point is a ", to_string(zero->type), " tensor");
-      onnx_type = zero->type == DataType::QAsymmU8 ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8;
-      KILN_ONNX_TRY(zero_integers, integers_as(im, *zero, Layout::Plain, raw_integers()));
-      KILN_ONNX_TRY(value, im.add<ops::Dequantize>({}, {zero_integers}, "zero_point"));
+      type = zero->type;
+      KILN_ONNX_TRY(value, integer_values(im, *zero, Layout::Plain));
       zero_value = value;
     }
     KILN_ONNX_TRY(shifted,
                   im.add<ops::ElementwiseBinary>({ops::BinaryOperation::Add}, {rounded, zero_value}, "shifted"));
     integers = shifted;
   }
-  KILN_ONNX_TRY(type, quantized_type(im, onnx_type, false));
   KILN_ONNX_TRY(y, im.add<ops::Quantize>({}, {integers}, {}, ops::OutputType{type, raw_integers()}));
   im.define(0, y, layout);
   return Status::ok();
@@ -178,8 +178,7 @@ ConstValue dequantized(const ConstValue& x, const NodeQuantization& q) {
 /// quantisation states: the integers' values, minus the zero points, times the scales, each step
 /// exact but the last, as the definition computes it.
 Status dequantize_per_zero_point(Importer& im, Value& x, const NodeQuantization& q) {
-  KILN_ONNX_TRY(integers, integers_as(im, x, Layout::Plain, raw_integers()));
-  KILN_ONNX_TRY(values, im.add<ops::Dequantize>({}, {integers}));
+  KILN_ONNX_TRY(values, integer_values(im, x, Layout::Plain));
   ConstValue zero_points, scales;
   zero_points.dims.assign(x.dims.size(), 1);
   zero_points.dims[*q.axis] = x.dims[*q.axis];

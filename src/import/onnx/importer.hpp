@@ -288,6 +288,9 @@ Expected<OutputSlot> nhwc_input(Importer& im, Value& x);
 /// when `x` was 1-D, and to [N, D, OH, OW, C'] (`depth` slices) when it was 3-D.
 Status define_nhwc_output(Importer& im, const Value& x, OutputSlot y, std::int64_t depth = 1);
 
+/// The values of the integers of 8-bit `x` (what ONNX computes on) as Float32 in `layout`: a
+/// Dequantize at scale 1, exact.
+Expected<OutputSlot> integer_values(Importer& im, Value& x, Layout layout);
 /// The integers of 8-bit `x` in `layout`, read with `quantization` (a Reshape that declares it
 /// when the tensor has another): how a quantising node gives its input the scale it states.
 Expected<OutputSlot> integers_as(Importer& im, Value& x, Layout layout, QuantizationInfo quantization);
@@ -320,6 +323,8 @@ std::span<const ConverterEntry> qoperator_converters();
 Expected<ConstValue> read_constant(const ::onnx::TensorProto& tensor);
 /// The kiln type of an ONNX element type, or an error naming it.
 Expected<DataType> kiln_type(std::int32_t onnx_type);
+/// ONNX's uint8 and int8 as kiln's 8-bit types (QAsymmU8, QAsymmS8), or nothing for another type.
+std::optional<DataType> eight_bit_type(std::int64_t onnx_type);
 /// The kiln type of a tensor that crosses the model's boundary (a graph input or output, a tensor
 /// file): ONNX's uint8 and int8 are QAsymmU8 and QAsymmS8 holding the integers themselves
 /// (raw_integers()), so that 8-bit data moves as bytes; every other type is kiln_type's.

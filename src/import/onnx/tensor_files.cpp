@@ -100,9 +100,14 @@ Expected<DataType> kiln_type(std::int32_t type) {
   return Status::error(ErrorCode::Unsupported, "element type ", onnx_type_name(type), " is not supported");
 }
 
+std::optional<DataType> eight_bit_type(std::int64_t onnx_type) {
+  if (onnx_type == ::onnx::TensorProto::UINT8) return DataType::QAsymmU8;
+  if (onnx_type == ::onnx::TensorProto::INT8) return DataType::QAsymmS8;
+  return std::nullopt;
+}
+
 Expected<TensorInfo> boundary_info(std::int32_t onnx_type, TensorShape shape) {
-  if (onnx_type == ::onnx::TensorProto::UINT8) return TensorInfo{shape, DataType::QAsymmU8, raw_integers()};
-  if (onnx_type == ::onnx::TensorProto::INT8) return TensorInfo{shape, DataType::QAsymmS8, raw_integers()};
+  if (const auto eight_bit = eight_bit_type(onnx_type)) return TensorInfo{shape, *eight_bit, raw_integers()};
   auto type = kiln_type(onnx_type);
   if (!type) return type.status();
   return TensorInfo{shape, *type, {}};
